@@ -67,9 +67,7 @@ def _is_sentence_start(text: str, pos: int) -> bool:
 def _ends_with_abbreviation(text: str, dot_pos: int) -> bool:
     """True when the full stop at ``dot_pos`` closes an abbreviation or an initial."""
     word_start = dot_pos
-    while word_start > 0 and (
-        text[word_start - 1].isalpha() or text[word_start - 1] == "."
-    ):
+    while word_start > 0 and (text[word_start - 1].isalpha() or text[word_start - 1] == "."):
         word_start -= 1
     word = text[word_start:dot_pos].lstrip(".")
     if not word:

@@ -1,0 +1,60 @@
+# citeproof — every install step lives here so a fresh clone needs nothing by hand.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# Without this pin pip resolves torch to multi-GB CUDA builds; every install carries it.
+TORCH_PIN := torch==2.13.0
+CONSTRAINTS := requirements/constraints.txt
+PACKAGES := -e shared[embedded] -e services/api -e services/parser -e services/retriever -e services/judge
+SETUP_STAMP := $(VENV)/.setup-stamp
+SETUP_INPUTS := $(CONSTRAINTS) requirements/dev.txt requirements/parser-extra.txt \
+	shared/pyproject.toml $(wildcard services/*/pyproject.toml)
+
+export DO_NOT_TRACK := 1
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: help setup test test-unit test-integration lint format demo bench clean-pg
+
+help:
+	@echo "make demo   - start the whole stack on the embedded defaults and verify the sample thesis"
+	@echo "make test   - lint + the test suite (real PostgreSQL, embedded by default)"
+	@echo "make bench  - all benchmarks (bench/results/*.json)"
+
+setup: $(SETUP_STAMP)
+
+# Idempotent: re-runs only when an input changed. The constraints file pins every version.
+$(SETUP_STAMP): $(SETUP_INPUTS)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip wheel setuptools
+	$(PIP) install -q -c $(CONSTRAINTS) $(TORCH_PIN)
+	$(PIP) install -q -c $(CONSTRAINTS) $(TORCH_PIN) $(PACKAGES) -r requirements/dev.txt -r requirements/parser-extra.txt
+	$(PIP) install -q -c $(CONSTRAINTS) $(TORCH_PIN) --no-deps unstructured-inference
+	@touch $@
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+test: setup lint
+	$(PY) -m pytest -q -m "not llm and not chaos" tests
+
+test-unit: setup
+	$(PY) -m pytest -q tests/unit
+
+test-integration: setup
+	$(PY) -m pytest -q tests/integration
+
+# Regenerate the pins from the current venv (after adding a dependency).
+constraints:
+	$(PIP) freeze --exclude-editable | grep -v '^-e' > $(CONSTRAINTS)
+
+include $(wildcard mk/*.mk)

@@ -1,0 +1,5 @@
+import sys
+
+from citeproof.cli import main
+
+sys.exit(main())

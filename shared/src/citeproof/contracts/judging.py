@@ -1,0 +1,77 @@
+"""What a judge is asked and what it answers.
+
+A judge sees one citing claim and the passages the retriever found in the cited source, and returns
+one verdict. Each citation is judged in its own request, so nothing one source says can reach the
+judgement of another citation.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Protocol
+
+import msgspec
+
+SUPPORTED: Final = "supported"
+PARTIALLY_SUPPORTED: Final = "partially_supported"
+UNSUPPORTED: Final = "unsupported"
+CONTRADICTED: Final = "contradicted"
+
+# The labels a judge backend may return; the non-verdicts (source_missing, judge_error, ...) are
+# decided by the pipeline around the judge, never by a backend.
+JUDGE_LABELS: Final = (SUPPORTED, PARTIALLY_SUPPORTED, UNSUPPORTED, CONTRADICTED)
+
+# Labels that assert something about the source and so must be backed by a verbatim quote.
+LABELS_NEEDING_QUOTE: Final = frozenset({SUPPORTED, PARTIALLY_SUPPORTED, CONTRADICTED})
+
+
+class Passage(msgspec.Struct, frozen=True, kw_only=True):
+    """One retrieved passage of the cited source, as ranked by the retriever."""
+
+    rank: int
+    text: str
+    page: int | None = None
+    chunk_id: int | None = None
+    vector_score: float | None = None
+    bm25_score: float | None = None
+    fused_score: float | None = None
+
+
+class JudgeRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """One citation to judge: the claim, the sentences around it, and the evidence passages."""
+
+    claim: str
+    context: str | None
+    passages: list[Passage]
+    # Opaque identifier, only for logs and metrics; never shown to a model.
+    citation_key: str
+
+
+class Verdict(msgspec.Struct, frozen=True, kw_only=True):
+    """A judge's decision about one citation, with everything needed to audit and cache it."""
+
+    label: str
+    confidence: float
+    rationale: str
+    quote: str | None
+    quote_page: int | None
+    backend: str
+    model: str
+    prompt_version: str
+    latency_ms: float
+    prompt_tokens: int
+    completion_tokens: int
+    # Set by quote verification when the backend's label could not be backed by a verbatim quote.
+    downgraded_from: str | None = None
+    downgrade_reason: str | None = None
+
+
+class JudgeBackend(Protocol):
+    """A way of deciding verdicts (an LLM endpoint, the offline classifier, ...)."""
+
+    name: str
+    model: str
+    prompt_version: str
+
+    async def judge(self, request: JudgeRequest) -> Verdict: ...
+
+    async def aclose(self) -> None: ...

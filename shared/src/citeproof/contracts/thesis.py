@@ -1,0 +1,104 @@
+"""What thesis analysis finds in a citing document: its reference list and its citing claims.
+
+The parser produces a `ThesisAnalysis` for every thesis it parses and stores it in the `references`
+and `citations` tables. All character offsets index the document text the parser stored (the
+``text`` passed to the analysis), so a claim or marker can always be shown verbatim and highlighted.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+from uuid import UUID
+
+import msgspec
+
+# Citation styles a document can use; a document may mix them (e.g. numeric body, narrative asides).
+STYLE_NUMERIC: Final = "numeric"
+STYLE_AUTHOR_YEAR: Final = "author_year"
+
+# How a reference was tied to an uploaded source document (`LinkResult.method`).
+LINK_DOI: Final = "doi"
+LINK_ARXIV: Final = "arxiv"
+LINK_TITLE: Final = "title"
+LINK_AUTHORS_YEAR: Final = "authors_year"
+LINK_EXPLICIT: Final = "explicit"
+LINK_NONE: Final = "none"
+
+
+class Reference(msgspec.Struct, frozen=True, kw_only=True):
+    """One entry of the reference list, parsed into the fields used for linking."""
+
+    ordinal: int
+    # The label markers use: the entry number for numeric styles ("12"), otherwise first-author
+    # surname + year + suffix ("Smith2020a"); unique within one document.
+    label: str
+    raw: str
+    # Surnames in entry order (diacritics kept as printed); organisations appear whole.
+    authors: list[str] = []
+    year: int | None = None
+    # The "a" of "2020a": tells apart same-author same-year entries.
+    year_suffix: str | None = None
+    title: str | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    char_start: int
+    char_end: int
+
+
+class Citation(msgspec.Struct, frozen=True, kw_only=True):
+    """One (claim, reference) pair: a sentence citing several references yields several rows."""
+
+    ordinal: int
+    # The whole marker as printed, e.g. "[3–5, 9]" or "(Smith et al., 2020a; Jones, 2019)".
+    marker_text: str
+    marker_start: int
+    marker_end: int
+    # The sentence carrying the marker, verbatim.
+    claim_text: str
+    claim_start: int
+    claim_end: int
+    # The sentence before the claim (empty at the start of a paragraph or document).
+    context_text: str
+    # 1-based page of the marker; None when the text has no page information.
+    page: int | None
+    # Pinpoint inside the cited work as printed ("p. 45", "pp. 3-5", "ch. 2"), if any.
+    pinpoint: str | None = None
+    # `Reference.label` of the cited entry; None when the marker names no entry of the list.
+    reference_label: str | None = None
+
+
+class ThesisAnalysis(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything thesis analysis found in one document."""
+
+    references: list[Reference]
+    citations: list[Citation]
+    # Distinct citation markers in the body (a marker citing three references counts once).
+    markers_found: int
+    # The dominant citation style (STYLE_NUMERIC or STYLE_AUTHOR_YEAR), None when no marker found.
+    style: str | None = None
+    # Human-readable remarks on what could not be done, e.g. "no reference section found".
+    notes: list[str] = []
+
+
+class SourceMeta(msgspec.Struct, frozen=True, kw_only=True):
+    """What is known about an uploaded source document when references are linked to sources."""
+
+    document_id: UUID
+    title: str | None = None
+    authors: list[str] = []
+    year: int | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    # The first page's text: helps when the PDF carries no usable metadata.
+    first_page_text: str | None = None
+
+
+class LinkResult(msgspec.Struct, frozen=True, kw_only=True):
+    """The uploaded source a reference resolves to, or None below the acceptance threshold."""
+
+    document_id: UUID | None
+    # 0..1; comparable across methods (DOI match is 1.0).
+    score: float
+    # One of the LINK_* constants.
+    method: str

@@ -1,0 +1,64 @@
+"""structlog configuration: JSON lines in production, console on a TTY.
+
+Task context (`run_id`, `task_id`, `stage`, `worker_id`) is bound through structlog's
+contextvars so every line a handler logs carries it without passing a logger around.
+The stdlib loggers (asyncpg, httpx, uvicorn) are routed through the same renderer.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import structlog
+
+from citeproof.obs.settings import ObservabilitySettings
+from citeproof.settings import load
+
+# Libraries that log bodies or URLs with secrets at DEBUG stay at WARNING.
+_QUIET_LOGGERS = ("httpx", "httpcore", "asyncio", "urllib3", "sentence_transformers",
+                  "pdfminer", "unstructured", "filelock", "transformers")  # fmt: skip
+
+
+def configure_logging(service: str, settings: ObservabilitySettings | None = None) -> None:
+    settings = settings or load(ObservabilitySettings)
+    use_json = settings.log_format == "json" or (
+        settings.log_format == "auto" and not sys.stderr.isatty()
+    )
+    level = logging.getLevelName(settings.log_level.upper())
+    if not isinstance(level, int):
+        level = logging.INFO
+    shared = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    renderer = (
+        structlog.processors.JSONRenderer()
+        if use_json
+        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    )
+    structlog.configure(
+        processors=[
+            *shared,
+            structlog.processors.StackInfoRenderer(),
+            structlog.processors.format_exc_info,
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        cache_logger_on_first_use=True,
+    )
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    for name in _QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(max(level, logging.WARNING))
+    structlog.contextvars.clear_contextvars()
+    structlog.contextvars.bind_contextvars(service=service)

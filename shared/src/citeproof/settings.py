@@ -1,0 +1,97 @@
+"""Typed settings loaded from environment variables.
+
+Every setting is a field of a msgspec Struct with a default (a named constant in the
+module that owns the component) and a description; `citeproof config` prints them all as
+the README's configuration table, so the documentation cannot drift from the code.
+
+Environment variable names are `<prefix><FIELD_NAME>` upper-cased, where the prefix is the
+struct's `ENV_PREFIX` class variable. A field may name its variable explicitly through
+`ENV_NAMES` (used for the conventional `DATABASE_URL`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, ClassVar, TypeVar
+
+import msgspec
+
+T = TypeVar("T", bound=msgspec.Struct)
+
+
+class SettingsError(ValueError):
+    """A setting has a value that cannot be used; the message names the variable."""
+
+
+def env_name(cls: type[msgspec.Struct], field: str, prefix: str | None = None) -> str:
+    explicit: Mapping[str, str] = getattr(cls, "ENV_NAMES", {})
+    if field in explicit and prefix is None:
+        return explicit[field]
+    base = prefix if prefix is not None else getattr(cls, "ENV_PREFIX", "CITEPROOF_")
+    return f"{base}{field}".upper()
+
+
+def load(
+    cls: type[T], env: Mapping[str, str] | None = None, *, prefixes: tuple[str, ...] = ()
+) -> T:
+    """Build `cls` from the environment.
+
+    `prefixes` are tried before the struct's own prefix, so a stage can override a queue
+    setting (`CITEPROOF_PARSE_CONCURRENCY`) while sharing the general one
+    (`CITEPROOF_CONCURRENCY`).
+    """
+    source = os.environ if env is None else env
+    raw: dict[str, Any] = {}
+    for field in msgspec.structs.fields(cls):
+        candidates = [env_name(cls, field.name, p) for p in prefixes]
+        candidates.append(env_name(cls, field.name))
+        for name in candidates:
+            value = source.get(name)
+            if value is not None and value != "":
+                raw[field.name] = _coerce(value, field.type)
+                break
+    try:
+        return msgspec.convert(raw, cls, strict=False)
+    except msgspec.ValidationError as exc:
+        raise SettingsError(f"invalid setting for {cls.__name__}: {exc}") from exc
+
+
+def _coerce(value: str, annotation: Any) -> Any:
+    text = str(annotation)
+    if "list" in text or "tuple" in text:
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if "bool" in text:
+        return value.strip().lower() in {"1", "true", "yes", "on"}
+    return value
+
+
+def describe(cls: type[msgspec.Struct]) -> list[tuple[str, str, str]]:
+    """(variable, default, description) for every field of `cls`."""
+    rows = []
+    info = msgspec.inspect.type_info(cls)
+    for field in info.fields:
+        description = ""
+        typ = field.type
+        if isinstance(typ, msgspec.inspect.Metadata):
+            description = (typ.extra_json_schema or {}).get("description", "") or ""
+        default = field.default if field.default is not msgspec.NODEFAULT else ""
+        if field.default_factory is not msgspec.NODEFAULT:
+            default = field.default_factory()
+        if isinstance(default, (list, tuple)):
+            default = ",".join(str(x) for x in default)
+        rows.append(
+            (env_name(cls, field.name), "" if default is None else str(default), description)
+        )
+    return rows
+
+
+def doc(description: str, **constraints: Any) -> msgspec.Meta:
+    """Shorthand for a documented field: `Annotated[int, doc("...", ge=1)]`."""
+    return msgspec.Meta(description=description, **constraints)
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Base class so that settings structs share configuration."""
+
+    ENV_PREFIX: ClassVar[str] = "CITEPROOF_"

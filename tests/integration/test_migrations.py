@@ -1,0 +1,90 @@
+import asyncio
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from citeproof.db.migrate import MigrationError, apply_migrations, default_migrations_dir
+
+
+async def _fresh_database(admin_url: str) -> str:
+    name = f"citeproof_mig_{uuid.uuid4().hex[:8]}"
+    conn = await asyncpg.connect(admin_url)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    from urllib.parse import urlsplit, urlunsplit
+
+    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
+
+
+async def test_schema_has_design_tables(pool: asyncpg.Pool) -> None:
+    tables = {
+        r["tablename"]
+        for r in await pool.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+    }
+    expected = {
+        "users", "api_tokens", "sessions", "documents", "session_sources", "chunks",
+        "references", "citations", "parse_jobs", "parse_items", "runs", "retrieve_tasks",
+        "judge_tasks", "evidence", "verdicts", "verdict_cache", "worker_heartbeats",
+        "rate_limit_events", "schema_migrations",
+    }  # fmt: skip
+    assert expected <= tables
+    assert await pool.fetchval("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+
+
+async def test_changed_migration_is_refused(database_url: str, tmp_path: Path) -> None:
+    url = await _fresh_database(database_url)
+    source = default_migrations_dir()
+    for path in source.glob("*.sql"):
+        (tmp_path / path.name).write_text(path.read_text())
+    assert await apply_migrations(url, tmp_path) == [1]
+    first = sorted(tmp_path.glob("0001_*.sql"))[0]
+    first.write_text(first.read_text() + "\n-- edited\n")
+    with pytest.raises(MigrationError, match="changed after it was applied"):
+        await apply_migrations(url, tmp_path)
+
+
+async def test_eight_processes_booting_at_once_apply_each_migration_once(
+    database_url: str,
+) -> None:
+    url = await _fresh_database(database_url)
+    script = (
+        "import asyncio, sys\n"
+        "from citeproof.db.migrate import apply_migrations\n"
+        "print(','.join(map(str, asyncio.run(apply_migrations(sys.argv[1])))))\n"
+    )
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, "-c", script, url,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        for _ in range(8)
+    ]  # fmt: skip
+    results = [await p.communicate() for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err.decode() for _, err in results]
+    applied = [out.decode().strip() for out, _ in results]
+    # Exactly one process applied the migrations; the seven others found nothing to do.
+    assert sorted(applied) == [""] * 7 + ["1"] or sorted(applied)[-1].startswith("1")
+    assert sum(1 for a in applied if a) == 1
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch("SELECT version FROM schema_migrations")
+    finally:
+        await conn.close()
+    assert len(rows) == len(list(default_migrations_dir().glob("*.sql")))
+
+
+def test_migrate_cli_runs(database_url: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "citeproof.cli", "migrate"],
+        env={"DATABASE_URL": database_url, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
