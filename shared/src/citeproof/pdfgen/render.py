@@ -64,10 +64,16 @@ def render_pdf(doc: DocumentSpec) -> bytes:
             PageTemplate(
                 id="first",
                 frames=[frame],
-                onPage=_furniture(fonts, None),
+                onPage=_running_header(fonts, None),
+                onPageEnd=_page_number(fonts),
                 autoNextPageTemplate="later",
             ),
-            PageTemplate(id="later", frames=[frame], onPage=_furniture(fonts, header)),
+            PageTemplate(
+                id="later",
+                frames=[frame],
+                onPage=_running_header(fonts, header),
+                onPageEnd=_page_number(fonts),
+            ),
         ]
     )
     template.build(_story(doc, fonts))
@@ -88,20 +94,32 @@ def running_header(doc: DocumentSpec) -> str:
     return lead + title
 
 
-def _furniture(fonts: FontFamily, header: str | None):
-    """The per-page callback drawing the running header (later pages) and the page number."""
+def _running_header(fonts: FontFamily, header: str | None):
+    """Per-page callback drawing the running header, before the body (as LaTeX's output routine
+    does, so text extraction meets it first)."""
 
     def draw(canvas: Canvas, template: BaseDocTemplate) -> None:
+        if not header:
+            return
         width, height = PAGE_SIZE
         canvas.saveState()
-        if header:
-            canvas.setFont(fonts.italic, 8.5)
-            canvas.drawString(MARGIN_X, height - FURNITURE_OFFSET, header)
-            canvas.setLineWidth(0.4)
-            rule_y = height - FURNITURE_OFFSET - 3
-            canvas.line(MARGIN_X, rule_y, width - MARGIN_X, rule_y)
+        canvas.setFont(fonts.italic, 8.5)
+        canvas.drawString(MARGIN_X, height - FURNITURE_OFFSET, header)
+        canvas.setLineWidth(0.4)
+        rule_y = height - FURNITURE_OFFSET - 3
+        canvas.line(MARGIN_X, rule_y, width - MARGIN_X, rule_y)
+        canvas.restoreState()
+
+    return draw
+
+
+def _page_number(fonts: FontFamily):
+    """Per-page callback drawing the page number in the footer, after the body."""
+
+    def draw(canvas: Canvas, template: BaseDocTemplate) -> None:
+        canvas.saveState()
         canvas.setFont(fonts.regular, 9)
-        canvas.drawCentredString(width / 2, FURNITURE_OFFSET, str(template.page))
+        canvas.drawCentredString(PAGE_SIZE[0] / 2, FURNITURE_OFFSET, str(template.page))
         canvas.restoreState()
 
     return draw

@@ -1,0 +1,189 @@
+"""citeproof.pdfgen: the PDFs carry a faithful text layer, metadata and realistic page furniture."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
+pdfium = pytest.importorskip("pypdfium2")
+
+from citeproof.pdfgen import (  # noqa: E402
+    DocumentSpec,
+    Reference,
+    Section,
+    SourceFormatError,
+    parse_source,
+    render_pdf,
+)
+from citeproof.pdfgen.corpus import render_corpus  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+LONG_PARAGRAPH = " ".join(
+    f"Sentence number {i} reports a finding [{i % 3 + 1}]." for i in range(60)
+)
+
+
+def page_texts(pdf_bytes: bytes) -> list[str]:
+    document = pdfium.PdfDocument(pdf_bytes)
+    return [document[i].get_textpage().get_text_range() for i in range(len(document))]
+
+
+def flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def long_spec(**overrides) -> DocumentSpec:
+    fields = dict(
+        title="Soil moisture and yield: α-diversity ≥ 5 μg per plot",
+        authors=("Ana Souza", "Ben Li"),
+        year=2023,
+        doi="10.5555/test.1",
+        venue="Journal of Tests 1(1), 1–9",
+        abstract="We measured things carefully.",
+        sections=tuple(
+            Section(heading=f"{n} Section", paragraphs=(LONG_PARAGRAPH, LONG_PARAGRAPH))
+            for n in range(1, 4)
+        ),
+        references=(
+            Reference(text="Doe, J. (2020). First paper. Journal 1, 1–2.", label="1"),
+            Reference(text="Roe, R. (2021). Second paper. Journal 2, 3–4.", label="2"),
+        ),
+        keywords=("soil", "yield"),
+    )
+    fields.update(overrides)
+    return DocumentSpec(**fields)
+
+
+def test_text_layer_keeps_every_character_including_markers_and_greek():
+    pdf = render_pdf(long_spec())
+    text = flat(" ".join(page_texts(pdf)))
+    assert "Soil moisture and yield: α-diversity ≥ 5 μg per plot" in text
+    assert "Sentence number 7 reports a finding [2]." in text
+    assert "[1] Doe, J. (2020). First paper. Journal 1, 1–2." in text
+    assert "DOI: 10.5555/test.1" in text
+
+
+def test_metadata_names_title_and_authors():
+    meta = pdfium.PdfDocument(render_pdf(long_spec())).get_metadata_dict()
+    assert meta["Title"] == "Soil moisture and yield: α-diversity ≥ 5 μg per plot"
+    assert meta["Author"] == "Ana Souza; Ben Li"
+    assert meta["Keywords"] == "soil, yield"
+
+
+def test_long_documents_paginate_with_page_numbers_and_a_running_header_after_page_one():
+    pages = page_texts(render_pdf(long_spec(running_header="Souza — Soil and yield")))
+    assert len(pages) >= 3
+    for number, text in enumerate(pages, start=1):
+        assert text.strip().splitlines()[-1].strip() == str(number)
+    assert "Souza — Soil and yield" not in pages[0]
+    assert all(text.lstrip().startswith("Souza — Soil and yield") for text in pages[1:])
+
+
+def test_default_running_header_is_first_author_and_shortened_title():
+    pages = page_texts(render_pdf(long_spec()))
+    assert pages[1].lstrip().startswith("Souza et al. — Soil moisture and yield")
+
+
+def test_author_year_references_have_no_bracket_label():
+    spec = long_spec(references=(Reference(text="Smith, J. (2020a). A study. J 1, 2."),))
+    text = flat(page_texts(render_pdf(spec))[-1])
+    assert "Smith, J. (2020a). A study." in text
+    assert "[" not in text.split("References", 1)[1]
+
+
+def test_rendering_is_deterministic_so_uploads_deduplicate_by_hash():
+    assert render_pdf(long_spec()) == render_pdf(long_spec())
+    assert render_pdf(long_spec()) != render_pdf(long_spec(year=2024))
+
+
+def test_markup_characters_are_text_not_markup():
+    spec = long_spec(sections=(Section(heading="1 A", paragraphs=("x < y & <b>bold</b> z.",)),))
+    assert "x < y & <b>bold</b> z." in flat(" ".join(page_texts(render_pdf(spec))))
+
+
+SOURCE_TEXT = """---
+title: A Title: With Colon
+authors: Jane Doe; John Roe
+year: 2024
+keywords: a; b
+---
+
+# Abstract
+First line
+continues here.
+
+# 1 Introduction
+Para one
+spans lines.
+
+Para two [1].
+
+# References
+[1] Doe, J. Entry one.
+Roe, J. (2020). Entry two
+on two lines.
+"""
+
+
+def test_parse_source_reads_front_matter_sections_and_both_reference_styles():
+    spec = parse_source(SOURCE_TEXT)
+    assert spec.title == "A Title: With Colon"
+    assert spec.authors == ("Jane Doe", "John Roe")
+    assert spec.year == 2024 and spec.doi is None
+    assert spec.keywords == ("a", "b")
+    assert spec.abstract == "First line continues here."
+    assert spec.sections == (
+        Section(heading="1 Introduction", paragraphs=("Para one spans lines.", "Para two [1].")),
+    )
+    assert spec.references == (
+        Reference(text="Doe, J. Entry one. Roe, J. (2020). Entry two on two lines.", label="1"),
+    )
+
+
+def test_parse_source_separates_reference_paragraphs():
+    spec = parse_source(SOURCE_TEXT.replace("Entry one.\n", "Entry one.\n\n"))
+    assert spec.references == (
+        Reference(text="Doe, J. Entry one.", label="1"),
+        Reference(text="Roe, J. (2020). Entry two on two lines.", label=None),
+    )
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("# Abstract\nx", "must start with"),
+        ("---\ntitle: x\n# Abstract", "not closed"),
+        ("---\nyear: 2020\n---\n", "no 'title:'"),
+        ("---\ntitle x\n---\n", "line 2"),
+    ],
+)
+def test_parse_source_rejects_malformed_text_with_a_located_message(text, message):
+    with pytest.raises(SourceFormatError, match=message):
+        parse_source(text)
+
+
+def test_demo_corpus_renders_and_every_expected_sentence_is_in_the_thesis_text_layer(tmp_path):
+    expected = json.loads((SAMPLES / "demo" / "expected.json").read_text(encoding="utf-8"))
+    rendered = render_corpus(SAMPLES / "demo", tmp_path)
+    assert [p.name for p in rendered.sources] == [
+        Path(p).with_suffix(".pdf").name for p in expected["sources"].values() if p
+    ]
+    pages = page_texts(rendered.thesis.read_bytes())
+    assert 3 <= len(pages) <= 5
+    text = flat(" ".join(pages))
+    for row in expected["sentences"]:
+        assert row["sentence"] in text
+    # Every cited reference is in the list; exactly the ones without an uploaded source are missing.
+    references = parse_source(
+        (SAMPLES / "demo" / "thesis.md").read_text(encoding="utf-8")
+    ).references
+    labels = {ref.label for ref in references}
+    for row in expected["sentences"]:
+        for citation in row["citations"]:
+            assert citation["reference"] in labels
+            has_source = expected["sources"][citation["reference"]] is not None
+            assert (citation["label"] == "source_missing") != has_source
