@@ -1,0 +1,158 @@
+"""Thesis analysis end to end: reference list, markers, claims, marker -> reference links."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from citeproof.contracts.thesis import (
+    STYLE_AUTHOR_YEAR,
+    STYLE_NUMERIC,
+    Citation,
+    Reference,
+    ThesisAnalysis,
+)
+from citeproof.parser.thesis.markers import Marker, MarkerItem, find_markers
+from citeproof.parser.thesis.references import extract_references
+from citeproof.parser.thesis.resolve import ReferenceIndex
+from citeproof.parser.thesis.sections import Section, find_reference_section
+from citeproof.parser.thesis.textview import TextView, build_view
+from citeproof.text.normalize import collapse_whitespace
+from citeproof.text.sentences import sentence_index_at, split_sentences
+
+# Without a reference list, numeric markers above this are more likely numbers than citations.
+MAX_UNLISTED_NUMBER = 300
+
+_FIRST_NUMBERED_ENTRY = re.compile(r"^[ \t]*\[1\][ \t]+\S", re.MULTILINE)
+
+
+def _fallback_section(text: str) -> Section | None:
+    """No heading: a "[1] ..." list in the second half of the text is the reference list."""
+    for match in _FIRST_NUMBERED_ENTRY.finditer(text, len(text) // 2):
+        return Section(heading_start=match.start(), start=match.start(), end=len(text))
+    return None
+
+
+def _body_ranges(length: int, section: Section | None) -> list[tuple[int, int]]:
+    if section is None:
+        return [(0, length)]
+    return [(0, section.heading_start), (section.end, length)]
+
+
+def _keep_marker(marker: Marker, links: list[Reference | None], index: ReferenceIndex) -> bool:
+    if any(link is not None for link in links):
+        return True
+    if not index.references:
+        # Nothing to check against: keep the unmistakable forms only.
+        if marker.kind == "numeric":
+            return all((item.number or 0) <= MAX_UNLISTED_NUMBER for item in marker.items)
+        return marker.strong
+    # A well-formed author-year citation missing from the list is worth reporting as such;
+    # in a numeric document it is far more likely prose ("BERT (2019)").
+    return marker.kind != "numeric" and marker.strong and not index.numeric
+
+
+def _item_key(item: MarkerItem) -> str:
+    if item.number is not None:
+        return f"#{item.number}"
+    names = "+".join(item.names)
+    return f"{names}|{item.year}{item.year_suffix or ''}"
+
+
+class _Claims:
+    """Sentence spans of the view, and the claim/context for a marker position."""
+
+    def __init__(self, view: TextView) -> None:
+        self.view = view
+        self.spans = split_sentences(view.text)
+
+    def around(self, marker: Marker) -> tuple[tuple[int, int], str]:
+        index = sentence_index_at(self.spans, marker.start)
+        if index is None:
+            return (marker.start, marker.end), ""
+        start, end = self.spans[index]
+        end = max(end, marker.end)
+        context = ""
+        if index > 0:
+            previous_start, previous_end = self.spans[index - 1]
+            if "\n\n" not in self.view.text[previous_end:start]:
+                context = collapse_whitespace(self.view.text[previous_start:previous_end])
+        return (start, end), context
+
+
+def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
+    """Find the reference list and every citing claim of ``text``.
+
+    ``page_starts[i]`` is the offset where page i+1 begins (empty: no page information).
+    """
+    notes: list[str] = []
+    view = build_view(text)
+    section = find_reference_section(view.text)
+    if section is None:
+        section = _fallback_section(view.text)
+        if section is not None:
+            notes.append("no reference heading; used a numbered list found near the end")
+    references: list[Reference] = extract_references(view, section) if section else []
+    if section is None:
+        notes.append("no reference section found; markers cannot be checked against a list")
+    elif not references:
+        notes.append("reference section found but no entries could be split")
+    index = ReferenceIndex(references)
+    claims = _Claims(view)
+
+    citations: list[Citation] = []
+    markers_found = 0
+    numeric_markers = 0
+    seen_in_claim: set[tuple[int, str]] = set()
+    for body_start, body_end in _body_ranges(len(view.text), section):
+        for marker in find_markers(view.text, body_start, body_end):
+            links = [index.resolve(item) for item in marker.items]
+            if not _keep_marker(marker, links, index):
+                continue
+            markers_found += 1
+            numeric_markers += marker.kind == "numeric"
+            (claim_start, claim_end), context = claims.around(marker)
+            original_claim = view.original_span(claim_start, claim_end)
+            original_marker = view.original_span(marker.start, marker.end)
+            marker_text = collapse_whitespace(view.text[marker.start : marker.end])
+            claim_text = collapse_whitespace(view.text[claim_start:claim_end])
+            page = _page_of(page_starts, original_marker[0])
+            for item, link in zip(marker.items, links, strict=True):
+                key = link.label if link is not None else _item_key(item)
+                if (claim_start, key) in seen_in_claim:
+                    continue
+                seen_in_claim.add((claim_start, key))
+                citations.append(
+                    Citation(
+                        ordinal=len(citations) + 1,
+                        marker_text=marker_text,
+                        marker_start=original_marker[0],
+                        marker_end=original_marker[1],
+                        claim_text=claim_text,
+                        claim_start=original_claim[0],
+                        claim_end=original_claim[1],
+                        context_text=context,
+                        page=page,
+                        pinpoint=item.pinpoint,
+                        reference_label=link.label if link is not None else None,
+                    )
+                )
+    style = None
+    if markers_found:
+        style = STYLE_NUMERIC if numeric_markers * 2 >= markers_found else STYLE_AUTHOR_YEAR
+    unlinked = sum(1 for citation in citations if citation.reference_label is None)
+    if unlinked:
+        notes.append(f"{unlinked} citation(s) name no entry of the reference list")
+    return ThesisAnalysis(
+        references=references,
+        citations=citations,
+        markers_found=markers_found,
+        style=style,
+        notes=notes,
+    )
+
+
+def _page_of(page_starts: list[int], offset: int) -> int | None:
+    if not page_starts:
+        return None
+    return max(1, bisect.bisect_right(page_starts, offset))

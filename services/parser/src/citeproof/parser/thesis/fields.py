@@ -1,0 +1,174 @@
+"""Parsing one reference entry into authors, year, title, venue, DOI and arXiv id.
+
+Handles the layouts that cover most theses: name-year-title (ACL, APA, Harvard, ACM:
+``Authors. 2020a. Title. Venue.`` / ``Authors (2020). Title. Venue.``) and name-title-venue-year
+(IEEE, Vancouver, Springer: ``A. Smith, B. Jones. Title. Venue, 2020.``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from citeproof.parser.thesis.names import is_initial, is_organisation, surname_of
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
+_ARXIV = re.compile(
+    r"(?:arxiv[:\s]*(?:abs/)?|arxiv\.org/(?:abs|pdf)/|\babs/)"
+    r"(?P<id>\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
+    re.IGNORECASE,
+)
+_YEAR_AFTER_AUTHORS = re.compile(
+    r"(?:(?<=[.,])|(?<=\s))\s*\(?(?P<year>(?:1[6-9]|20)\d\d)(?P<suffix>[a-z])?\)?(?=[.,:;]|\s|$)"
+)
+_ANY_YEAR = re.compile(r"(?<![\d/.\-:])(?P<year>(?:1[6-9]|20)\d\d)(?P<suffix>[a-z])?(?![\d])")
+_SENTENCE_END = re.compile(r"(?<=[^\s.]{2})[.?!](?=\s|$)|(?<=[)\]])\.(?=\s|$)")
+_AUTHOR_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|&)\s+|\s+and\s+|\s+&\s+|\s+und\s+|,)\s*")
+_ET_AL = re.compile(r"\bet\s+al\.?|\bothers\b", re.IGNORECASE)
+_IN_PREFIX = re.compile(r"^(?:In:?|in:)\s+")
+
+
+class ParsedFields(msgspec.Struct, frozen=True, kw_only=True):
+    authors: list[str]
+    year: int | None
+    year_suffix: str | None
+    title: str | None
+    venue: str | None
+    doi: str | None
+    arxiv_id: str | None
+
+
+def find_doi(text: str) -> str | None:
+    match = _DOI.search(text.replace(" ", "") if "10. " in text else text)
+    if match is None:
+        return None
+    return match.group(1).rstrip(".,;)]}").lower()
+
+
+def find_arxiv_id(text: str) -> str | None:
+    match = _ARXIV.search(text)
+    return match.group("id") if match else None
+
+
+def split_authors(block: str) -> list[str]:
+    """Surnames in an author block such as "Smith, J., & Jones, K." or "J. Smith and K. Jones"."""
+    block = _ET_AL.sub("", block).strip(" ,.;")
+    if not block:
+        return []
+    if is_organisation(block) and "," not in block and " and " not in block:
+        return [block]
+    pieces = [piece.strip(" .") for piece in _AUTHOR_SPLIT.split(block) if piece.strip(" .")]
+    # "Smith, J., Jones, K." splits into surname and initials pieces: glue them back.
+    people: list[str] = []
+    for piece in pieces:
+        tokens = piece.split()
+        if people and tokens and all(is_initial(token) for token in tokens):
+            people[-1] = f"{people[-1]}, {piece}"
+        else:
+            people.append(piece)
+    surnames = [surname_of(person) for person in people]
+    return [surname for surname in surnames if surname]
+
+
+def _first_sentence(text: str) -> tuple[str, str]:
+    """Split at the first sentence end that is not an initial: (sentence, rest)."""
+    for match in _SENTENCE_END.finditer(text):
+        before = text[: match.start()]
+        last_word = before.split()[-1] if before.split() else ""
+        if is_initial(last_word) and len(last_word) <= 2:
+            continue
+        return before.strip(), text[match.end() :].strip()
+    return text.strip(), ""
+
+
+def _authors_end_without_year(text: str) -> int:
+    """Where an IEEE-style author list ends: the first full stop after a full word."""
+    for match in re.finditer(r"\.(?=\s)", text):
+        before = text[: match.start()]
+        words = before.split()
+        if not words:
+            continue
+        last = words[-1]
+        if is_initial(last + ".") or len(last.strip(".")) < 2:
+            continue
+        return match.start()
+    return -1
+
+
+def parse_entry(body: str) -> ParsedFields:
+    """Fields of one entry; ``body`` is its text without the label, on one line."""
+    doi = find_doi(body)
+    arxiv_id = find_arxiv_id(body)
+    year: int | None = None
+    suffix: str | None = None
+    authors_block = ""
+    after_year = ""
+    head = _YEAR_AFTER_AUTHORS.search(body)
+    if head is not None and head.start() <= 600 and _plausible_author_block(body[: head.start()]):
+        year = int(head.group("year"))
+        suffix = head.group("suffix")
+        authors_block = body[: head.start()]
+        after_year = body[head.end() :].lstrip(" .,:)")
+        title, rest = _first_sentence(after_year)
+    else:
+        authors_end = _authors_end_without_year(body)
+        authors_block = body[:authors_end] if authors_end > 0 else ""
+        rest_all = body[authors_end + 1 :] if authors_end > 0 else body
+        title, rest = _first_sentence(rest_all)
+        years = list(_ANY_YEAR.finditer(body))
+        if years:
+            year = int(years[-1].group("year"))
+            suffix = years[-1].group("suffix")
+            if suffix and not re.match(r"[a-z](?:[.,;)\s]|$)", body[years[-1].start("suffix") :]):
+                suffix = None
+    venue = _venue(rest)
+    return ParsedFields(
+        authors=split_authors(authors_block),
+        year=year,
+        year_suffix=suffix,
+        title=title.strip(' .,"“”') or None,
+        venue=venue,
+        doi=doi,
+        arxiv_id=arxiv_id,
+    )
+
+
+def _plausible_author_block(block: str) -> bool:
+    block = block.strip()
+    if not block or len(block) > 600:
+        return False
+    # A title or venue before the year has lower-case content words; names do not.
+    lower_words = [
+        word
+        for word in block.split()
+        if word[:1].islower()
+        and word.lower()
+        not in (
+            "and",
+            "et",
+            "al.",
+            "van",
+            "von",
+            "de",
+            "der",
+            "den",
+            "du",
+            "da",
+            "di",
+            "la",
+            "le",
+            "del",
+            "dos",
+            "others",
+        )
+    ]
+    return len(lower_words) <= 1
+
+
+def _venue(rest: str) -> str | None:
+    rest = _IN_PREFIX.sub("", rest.strip())
+    if not rest:
+        return None
+    venue = re.split(r"[,.](?=\s)|\s\(|\s\d", rest, maxsplit=1)[0].strip(" .,")
+    return venue or None

@@ -1,0 +1,59 @@
+"""The reference list of a document as `Reference` records."""
+
+from __future__ import annotations
+
+from citeproof.contracts.thesis import Reference
+from citeproof.parser.thesis.entries import entry_text, split_entries
+from citeproof.parser.thesis.fields import parse_entry
+from citeproof.parser.thesis.names import name_key
+from citeproof.parser.thesis.sections import Section
+from citeproof.parser.thesis.textview import TextView
+
+
+def _author_year_label(authors: list[str], year: int | None, suffix: str | None, raw: str) -> str:
+    surname = authors[0] if authors else raw.split(maxsplit=1)[0] if raw.split() else "anon"
+    key = "".join(part.capitalize() for part in name_key(surname).split()) or "Anon"
+    key = key[:1].upper() + key[1:]
+    return f"{key}{year if year is not None else 'nd'}{suffix or ''}"
+
+
+def extract_references(view: TextView, section: Section) -> list[Reference]:
+    """Split and parse the entries of ``section``; offsets in the result index the original."""
+    references: list[Reference] = []
+    used_labels: set[str] = set()
+    for entry in split_entries(view.text, section.start, section.end):
+        body = entry_text(view.text, entry)
+        if not body:
+            continue
+        fields = parse_entry(body)
+        if entry.number is not None:
+            label = str(entry.number)
+        else:
+            label = _author_year_label(fields.authors, fields.year, fields.year_suffix, body)
+        base, counter = label, 2
+        while label in used_labels:
+            # Same surname and year without a printed suffix: keep labels unique.
+            label = f"{base}-{counter}"
+            counter += 1
+        used_labels.add(label)
+        trimmed_end = entry.end
+        while trimmed_end > entry.start and view.text[trimmed_end - 1].isspace():
+            trimmed_end -= 1
+        char_start, char_end = view.original_span(entry.start, trimmed_end)
+        references.append(
+            Reference(
+                ordinal=len(references) + 1,
+                label=label,
+                raw=body,
+                authors=fields.authors,
+                year=fields.year,
+                year_suffix=fields.year_suffix,
+                title=fields.title,
+                venue=fields.venue,
+                doi=fields.doi,
+                arxiv_id=fields.arxiv_id,
+                char_start=char_start,
+                char_end=char_end,
+            )
+        )
+    return references

@@ -1,0 +1,82 @@
+"""Linking marker items to reference entries (numbers, surnames + year + suffix)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from citeproof.contracts.thesis import Reference
+from citeproof.parser.thesis.markers import MarkerItem
+from citeproof.parser.thesis.names import is_organisation, name_key, surname_keys
+
+
+class ReferenceIndex:
+    """Look-ups over one document's reference list."""
+
+    def __init__(self, references: list[Reference]) -> None:
+        self.references = references
+        self.by_number: dict[int, Reference] = {}
+        self.by_year: dict[int | None, list[Reference]] = defaultdict(list)
+        for reference in references:
+            if reference.label.isdigit():
+                self.by_number[int(reference.label)] = reference
+            self.by_year[reference.year].append(reference)
+        self.numeric = bool(self.by_number) and len(self.by_number) >= len(references) // 2
+
+    def resolve(self, item: MarkerItem) -> Reference | None:
+        if item.number is not None:
+            return self.by_number.get(item.number)
+        if not item.names:
+            return None
+        year = None if item.undated else item.year
+        candidates = [ref for ref in self.by_year.get(year, []) if _first_author_matches(item, ref)]
+        if not candidates:
+            return None
+        return _choose(item, candidates)
+
+
+def _first_author_matches(item: MarkerItem, reference: Reference) -> bool:
+    marker_name = item.names[0]
+    marker_key = name_key(marker_name)
+    if not marker_key:
+        return False
+    if reference.authors:
+        keys = surname_keys(reference.authors[0])
+        if marker_key in keys:
+            return True
+        if is_organisation(reference.authors[0]) or is_organisation(marker_name):
+            reference_key = name_key(reference.authors[0])
+            return marker_key in reference_key or reference_key in marker_key
+    # No parsed authors: the entry starts with the name as printed in the marker.
+    return name_key(reference.raw[: len(marker_name) + 40]).startswith(marker_key)
+
+
+def _choose(item: MarkerItem, candidates: list[Reference]) -> Reference:
+    """Pick among same first-author same-year entries: suffix, co-authors, then count."""
+    if item.year_suffix:
+        suffixed = [ref for ref in candidates if ref.year_suffix == item.year_suffix]
+        if suffixed:
+            return suffixed[0]
+        if all(ref.year_suffix is None for ref in candidates):
+            # Suffixes not printed in the list: "a" is the first such entry, "b" the second.
+            position = ord(item.year_suffix) - ord("a")
+            ordered = sorted(candidates, key=lambda ref: ref.ordinal)
+            if 0 <= position < len(ordered):
+                return ordered[position]
+    if len(candidates) == 1:
+        return candidates[0]
+    scored = sorted(candidates, key=lambda ref: (-_coauthor_score(item, ref), ref.ordinal))
+    return scored[0]
+
+
+def _coauthor_score(item: MarkerItem, reference: Reference) -> int:
+    score = 0
+    author_count = len(reference.authors)
+    if item.et_al:
+        score += 2 if author_count >= 3 else 0
+    elif len(item.names) == 2:
+        score += 2 if author_count == 2 else 0
+        if author_count >= 2 and name_key(item.names[1]) in surname_keys(reference.authors[1]):
+            score += 3
+    elif len(item.names) == 1:
+        score += 2 if author_count == 1 else 0
+    return score

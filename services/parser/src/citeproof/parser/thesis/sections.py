@@ -1,0 +1,93 @@
+"""Where the reference list is: its heading, and where it stops (appendix or end of text)."""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+# Reference-list headings in the languages theses are commonly written in. Matched as a whole
+# line, optionally numbered ("7 References", "VII. REFERENCES").
+REFERENCE_HEADINGS = (
+    "references",
+    "reference list",
+    "list of references",
+    "bibliography",
+    "select bibliography",
+    "works cited",
+    "literature cited",
+    "cited literature",
+    "literature",
+    "sources",
+    "literaturverzeichnis",
+    "literatur",
+    "quellenverzeichnis",
+    "références",
+    "références bibliographiques",
+    "bibliographie",
+    "referencias",
+    "referencias bibliográficas",
+    "bibliografía",
+    "bibliografia",
+    "riferimenti bibliografici",
+    "referências",
+    "referências bibliográficas",
+    "literatuur",
+    "literatuurlijst",
+    "litteratur",
+    "referenser",
+    "källor",
+    "kirjallisuus",
+    "lähteet",
+    "bibliografie",
+    "literatura",
+    "piśmiennictwo",
+    "kaynakça",
+    "参考文献",
+    "список литературы",
+    "литература",
+)
+
+_HEADING = re.compile(
+    r"^[ \t]*(?:(?:\d+|[IVXLC]+)\.?[ \t]+)?(?P<name>"
+    + "|".join(re.escape(heading) for heading in sorted(REFERENCE_HEADINGS, key=len, reverse=True))
+    + r")[ \t]*:?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+# Headings that end the reference list when they follow it.
+_SECTION_AFTER = re.compile(
+    r"^[ \t]*(?:(?:[A-Z]|\d+)\.?[ \t]+)?(?:appendix|appendices|supplementary material|"
+    r"supplemental material|supplementary information|anhang|annexe?s?|anexo|"
+    r"list of figures|list of tables|index|acknowledge?ments?|author contributions|"
+    r"curriculum vitae)\b.{0,80}$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class Section(msgspec.Struct, frozen=True):
+    """View offsets: heading start, first character after the heading, end of the list."""
+
+    heading_start: int
+    start: int
+    end: int
+
+
+def find_reference_section(text: str) -> Section | None:
+    """The last reference heading that is followed by a list; the end is the next appendix."""
+    headings = list(_HEADING.finditer(text))
+    if not headings:
+        return None
+    # Tables of contents and running headers also say "References"; the list is the last one
+    # with enough text after it to hold entries.
+    chosen = headings[-1]
+    for heading in reversed(headings):
+        if len(text) - heading.end() >= 200:
+            chosen = heading
+            break
+    start = chosen.end()
+    end = len(text)
+    after = _SECTION_AFTER.search(text, start)
+    if after is not None:
+        end = after.start()
+    return Section(heading_start=chosen.start(), start=start, end=end)
