@@ -16,7 +16,8 @@ class EmbeddingSettings(Settings, frozen=True, kw_only=True):
     backend: Annotated[
         Literal["local", "openai"],
         doc(
-            "`local`: all-MiniLM-L6-v2 on CPU, offline. `openai`: an OpenAI-compatible /v1/embeddings."
+            "`local`: all-MiniLM-L6-v2 on CPU, offline. "
+            "`openai`: an OpenAI-compatible /v1/embeddings."
         ),
     ] = "local"
     url: Annotated[

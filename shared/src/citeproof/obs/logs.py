@@ -16,8 +16,17 @@ from citeproof.obs.settings import ObservabilitySettings
 from citeproof.settings import load
 
 # Libraries that log bodies or URLs with secrets at DEBUG stay at WARNING.
-_QUIET_LOGGERS = ("httpx", "httpcore", "asyncio", "urllib3", "sentence_transformers",
-                  "pdfminer", "unstructured", "filelock", "transformers")  # fmt: skip
+_QUIET_LOGGERS = (
+    "httpx",
+    "httpcore",
+    "asyncio",
+    "urllib3",
+    "sentence_transformers",
+    "pdfminer",
+    "unstructured",
+    "filelock",
+    "transformers",
+)
 
 
 def configure_logging(service: str, settings: ObservabilitySettings | None = None) -> None:

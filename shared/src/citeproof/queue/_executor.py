@@ -1,0 +1,116 @@
+"""Runs one claimed task and records how it ended (fenced)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import traceback
+
+import asyncpg
+import structlog
+
+from citeproof.queue import _sql
+from citeproof.queue.errors import LeaseLost, PermanentError
+from citeproof.queue.metrics import LEASES_LOST, TASK_DURATION, TASKS_FINISHED
+from citeproof.queue.settings import QueueSettings
+from citeproof.queue.stage import TaskContext, TerminalOutcome
+
+log = structlog.get_logger("citeproof.queue")
+
+MAX_ERROR_CHARS = 4000
+
+
+def retry_delay(attempt: int, settings: QueueSettings) -> float:
+    """Exponential backoff with jitter: spreads retries of a burst of failures apart."""
+    ceiling = min(settings.backoff_max_s, settings.backoff_base_s * 2 ** max(attempt - 1, 0))
+    return ceiling * random.uniform(0.5, 1.0)
+
+
+async def execute(ctx: TaskContext, settings: QueueSettings) -> str:
+    """Run the handler; returns the outcome label used in metrics."""
+    stage = ctx.stage
+    structlog.contextvars.bind_contextvars(
+        stage=stage.name, task_id=str(ctx.task_id), worker_id=ctx.worker_id
+    )
+    if "run_id" in ctx.row:
+        structlog.contextvars.bind_contextvars(run_id=str(ctx.row["run_id"]))
+    started = time.perf_counter()
+    outcome = "succeeded"
+    try:
+        await stage.handler(ctx)
+        if ctx.handed_back:
+            outcome = "handed_back"
+        elif not ctx.completed:
+            # A handler with nothing to hand off may simply return: complete it for it.
+            async with ctx.complete():
+                pass
+    except LeaseLost:
+        outcome = "lease_lost"
+        log.warning("task.lease_lost")
+    except asyncio.CancelledError:
+        # Drain ran out of grace: the worker hands the row back (see worker.py).
+        outcome = "cancelled"
+        raise
+    except PermanentError as exc:
+        outcome = await _fail_permanently(ctx, exc)
+    except Exception as exc:
+        outcome = await _retry_or_bury(ctx, exc, settings)
+    finally:
+        TASK_DURATION.labels(stage.name).observe(time.perf_counter() - started)
+        if outcome != "cancelled":
+            TASKS_FINISHED.labels(stage.name, outcome).inc()
+        structlog.contextvars.unbind_contextvars("stage", "task_id", "worker_id", "run_id")
+    return outcome
+
+
+async def _fail_permanently(ctx: TaskContext, exc: PermanentError) -> str:
+    stage = ctx.stage
+    async with ctx.pool.acquire() as conn, conn.transaction():
+        done = await conn.fetchval(
+            stage.sql(_sql.FAIL_PERMANENTLY),
+            ctx.task_id,
+            ctx.worker_id,
+            ctx.claim_token,
+            str(exc)[:MAX_ERROR_CHARS],
+        )
+        if done is None:
+            LEASES_LOST.labels(stage.name).inc()
+            return "lease_lost"
+        if stage.on_terminal is not None:
+            await stage.on_terminal(conn, ctx.row, TerminalOutcome("failed", exc.code, exc.detail))
+    log.info("task.failed", error_code=exc.code, detail=exc.detail)
+    return "failed"
+
+
+async def _retry_or_bury(ctx: TaskContext, exc: Exception, settings: QueueSettings) -> str:
+    stage = ctx.stage
+    message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    delay = retry_delay(ctx.attempt, settings)
+    try:
+        async with ctx.pool.acquire() as conn, conn.transaction():
+            state = await conn.fetchval(
+                stage.sql(_sql.RETRY_OR_BURY),
+                ctx.task_id,
+                ctx.worker_id,
+                ctx.claim_token,
+                delay,
+                message[:MAX_ERROR_CHARS],
+            )
+            if state is None:
+                LEASES_LOST.labels(stage.name).inc()
+                return "lease_lost"
+            if state == "dead" and stage.on_terminal is not None:
+                await stage.on_terminal(
+                    conn, ctx.row, TerminalOutcome("dead", "internal_error", message)
+                )
+    except (OSError, asyncpg.PostgresError) as db_exc:
+        # The database itself is unreachable: the lease will expire and the sweeper
+        # (ours or another worker's) retries the task. Nothing else to do here.
+        log.warning("task.outcome_not_recorded", error=str(db_exc))
+        return "lease_lost"
+    if state == "dead":
+        log.error("task.dead", error=message, attempts=ctx.attempt)
+        return "dead"
+    log.warning("task.retry", error=message, attempt=ctx.attempt, delay_s=round(delay, 2))
+    return "retried"

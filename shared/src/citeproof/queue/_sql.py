@@ -1,0 +1,122 @@
+"""The runtime's SQL, one named statement each. `{table}` is a queue table name taken from
+a Stage definition (never from user input); all other values are bind parameters.
+
+Every write to a claimed row is fenced on (id, worker_id, claim_token, state='running'), so
+a worker that lost its lease can never overwrite the worker that took over.
+"""
+
+# Batch claim in one statement. MATERIALIZED keeps the planner from inlining the CTE and
+# re-evaluating the SKIP LOCKED scan per updated row; the partial index
+# (priority, run_after) WHERE state = 'queued' serves both the filter and the order.
+CLAIM = """
+WITH candidates AS MATERIALIZED (
+    SELECT id FROM {table}
+    WHERE state = 'queued' AND run_after <= now()
+    ORDER BY priority, run_after
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE {table} AS t
+SET state = 'running',
+    attempts = t.attempts + 1,
+    worker_id = $2,
+    claimed_at = now(),
+    lease_expires_at = now() + make_interval(secs => $3),
+    claim_token = gen_random_uuid()
+FROM candidates
+WHERE t.id = candidates.id
+RETURNING t.*, extract(epoch FROM clock_timestamp() - t.run_after)::float8 AS queue_wait_s
+"""
+
+# Extends every lease this worker holds on the given claims; returns those still held.
+HEARTBEAT = """
+UPDATE {table}
+SET lease_expires_at = now() + make_interval(secs => $3)
+WHERE worker_id = $1 AND state = 'running' AND claim_token = ANY($2::uuid[])
+RETURNING claim_token
+"""
+
+COMPLETE = """
+UPDATE {table}
+SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL
+WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'
+RETURNING id
+"""
+
+FAIL_PERMANENTLY = """
+UPDATE {table}
+SET state = 'failed', finished_at = now(), lease_expires_at = NULL, last_error = $4
+WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'
+RETURNING id
+"""
+
+# Retry after a delay, or `dead` once the attempts are used up (the error is kept).
+RETRY_OR_BURY = """
+UPDATE {table}
+SET state = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'queued' END,
+    finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+    run_after = now() + make_interval(secs => $4),
+    last_error = $5,
+    claim_token = NULL,
+    lease_expires_at = NULL
+WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'
+RETURNING state
+"""
+
+# Give a row back without charging the attempt (drain on SIGTERM, snooze).
+HAND_BACK = """
+UPDATE {table}
+SET state = 'queued',
+    attempts = greatest(attempts - 1, 0),
+    run_after = now() + make_interval(secs => $4),
+    claim_token = NULL,
+    lease_expires_at = NULL
+WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'
+RETURNING id
+"""
+
+# Stall sweeper: leases that expired (a killed or frozen worker) go back to the queue with
+# backoff, or to `dead` after max_attempts. Runs inside a transaction so that terminal hooks
+# of buried rows commit together with the state change.
+SWEEP_EXPIRED = """
+WITH expired AS MATERIALIZED (
+    SELECT id FROM {table}
+    WHERE state = 'running' AND lease_expires_at < now()
+    ORDER BY lease_expires_at
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE {table} AS t
+SET state = CASE WHEN t.attempts >= t.max_attempts THEN 'dead' ELSE 'queued' END,
+    finished_at = CASE WHEN t.attempts >= t.max_attempts THEN now() END,
+    run_after = now() + make_interval(
+        secs => least($3::float8, $2::float8 * power(2, greatest(t.attempts - 1, 0)))
+                * (0.5 + random() / 2)),
+    last_error = 'lease expired: worker ' || coalesce(t.worker_id, '?')
+                 || ' stopped heartbeating',
+    claim_token = NULL,
+    lease_expires_at = NULL
+FROM expired
+WHERE t.id = expired.id
+RETURNING t.*
+"""
+
+NOTIFY = "SELECT pg_notify($1, $2)"
+
+REGISTER_WORKER = """
+INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname, pid)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (worker_id) DO UPDATE
+SET last_seen = now(), draining = false, capabilities = EXCLUDED.capabilities
+"""
+
+TOUCH_WORKER = "UPDATE worker_heartbeats SET last_seen = now(), draining = $2 WHERE worker_id = $1"
+
+DEREGISTER_WORKER = "DELETE FROM worker_heartbeats WHERE worker_id = $1"
+
+# Registry rows of workers that vanished without deregistering (kill -9) are pruned.
+PRUNE_WORKERS = "DELETE FROM worker_heartbeats WHERE last_seen < now() - make_interval(secs => $1)"
+
+
+def for_table(statement: str, table: str) -> str:
+    return statement.replace("{table}", table)

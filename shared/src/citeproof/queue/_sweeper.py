@@ -1,0 +1,44 @@
+"""Stall sweeper: returns rows whose lease expired to the queue, or buries them."""
+
+from __future__ import annotations
+
+import asyncpg
+import structlog
+
+from citeproof.queue import _sql
+from citeproof.queue.metrics import LEASES_RECLAIMED
+from citeproof.queue.settings import QueueSettings
+from citeproof.queue.stage import Stage, TerminalOutcome
+
+log = structlog.get_logger("citeproof.queue.sweeper")
+
+
+async def sweep_expired(pool: asyncpg.Pool, stage: Stage, settings: QueueSettings) -> int:
+    """Reclaim expired leases of one stage; returns how many rows it touched."""
+    total = 0
+    while True:
+        async with pool.acquire() as conn, conn.transaction():
+            rows = await conn.fetch(
+                stage.sql(_sql.SWEEP_EXPIRED),
+                settings.sweep_batch,
+                settings.backoff_base_s,
+                settings.backoff_max_s,
+            )
+            for row in rows:
+                if row["state"] == "dead" and stage.on_terminal is not None:
+                    await stage.on_terminal(
+                        conn,
+                        row,
+                        TerminalOutcome("dead", "internal_error", row["last_error"]),
+                    )
+        if rows:
+            LEASES_RECLAIMED.labels(stage.name).inc(len(rows))
+            log.warning(
+                "sweeper.reclaimed",
+                stage=stage.name,
+                requeued=sum(1 for r in rows if r["state"] == "queued"),
+                dead=sum(1 for r in rows if r["state"] == "dead"),
+            )
+        total += len(rows)
+        if len(rows) < settings.sweep_batch:
+            return total

@@ -1,0 +1,44 @@
+"""Prometheus metrics of the runtime (one registry per process; every worker exports them).
+
+Queue depth and oldest-queued age are NOT here: they are read from PostgreSQL once, by the
+API's /metrics, so that N replicas don't report N copies of the same number.
+"""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+TASK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+
+TASKS_CLAIMED = Counter(
+    "citeproof_tasks_claimed", "Tasks claimed by this worker.", ["stage"]
+)  # exported as citeproof_tasks_claimed_total
+TASKS_FINISHED = Counter(
+    "citeproof_tasks_finished",
+    "Tasks this worker finished, by outcome "
+    "(succeeded, failed, retried, dead, lease_lost, handed_back).",
+    ["stage", "outcome"],
+)
+TASK_DURATION = Histogram(
+    "citeproof_task_duration_seconds", "Handler run time.", ["stage"], buckets=TASK_BUCKETS
+)
+TASK_QUEUE_WAIT = Histogram(
+    "citeproof_task_queue_wait_seconds",
+    "Time from a task becoming runnable to its claim.",
+    ["stage"],
+    buckets=TASK_BUCKETS,
+)
+TASKS_IN_PROGRESS = Gauge(
+    "citeproof_tasks_in_progress", "Tasks this worker is running now.", ["stage"]
+)
+LEASES_LOST = Counter(
+    "citeproof_leases_lost",
+    "Writes rejected by the fence: this worker had lost the row to another.",
+    ["stage"],
+)
+LEASES_RECLAIMED = Counter(
+    "citeproof_leases_reclaimed",
+    "Expired leases this worker's sweeper returned to the queue or buried.",
+    ["stage"],
+)
+LISTENER_RECONNECTS = Counter(
+    "citeproof_listener_reconnects", "Times the LISTEN connection was re-established."
+)

@@ -1,0 +1,122 @@
+"""What a service declares to the runtime: its stages, their handlers and hooks."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+import structlog
+
+from citeproof.queue import _sql
+from citeproof.queue.errors import LeaseLost
+from citeproof.queue.metrics import LEASES_LOST
+
+
+@dataclass(frozen=True)
+class TerminalOutcome:
+    state: str  # succeeded | failed | dead | cancelled
+    error_code: str | None = None
+    error_detail: str | None = None
+
+
+Handler = Callable[["TaskContext"], Awaitable[None]]
+TerminalHook = Callable[[asyncpg.Connection, asyncpg.Record, TerminalOutcome], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One queue table and the code that works it.
+
+    `name` is the metric label and the prefix of per-stage settings
+    (`CITEPROOF_<NAME>_CONCURRENCY`); `channel` is the NOTIFY channel that means
+    "look at this table now"; `on_terminal` runs inside the transaction of every terminal
+    transition (succeeded, failed, dead), so bookkeeping commits together with the state.
+    """
+
+    name: str
+    table: str
+    channel: str
+    handler: Handler
+    on_terminal: TerminalHook | None = None
+
+    def sql(self, statement: str) -> str:
+        return _sql.for_table(statement, self.table)
+
+
+@dataclass(frozen=True)
+class PeriodicJob:
+    """Housekeeping a service runs on a timer (e.g. the staged-bytes TTL sweep)."""
+
+    name: str
+    interval_s: float
+    run: Callable[[asyncpg.Pool], Awaitable[Any]]
+
+
+@dataclass
+class TaskContext:
+    stage: Stage
+    row: asyncpg.Record
+    pool: asyncpg.Pool
+    worker_id: str
+    log: Any = field(default_factory=lambda: structlog.get_logger("citeproof.task"))
+    completed: bool = False
+    handed_back: bool = False
+    lease_lost: bool = False
+
+    @property
+    def task_id(self) -> Any:
+        return self.row["id"]
+
+    @property
+    def claim_token(self) -> Any:
+        return self.row["claim_token"]
+
+    @property
+    def attempt(self) -> int:
+        return int(self.row["attempts"])
+
+    @contextlib.asynccontextmanager
+    async def complete(self) -> AsyncIterator[asyncpg.Connection]:
+        """The hand-off transaction: fenced completion first, then the caller's writes.
+
+        The fenced UPDATE runs first so the row is locked and ours for the whole
+        transaction; if the fence fails nothing the caller writes can commit.
+        """
+        async with self.pool.acquire() as conn, conn.transaction():
+            done = await conn.fetchval(
+                self.stage.sql(_sql.COMPLETE), self.task_id, self.worker_id, self.claim_token
+            )
+            if done is None:
+                self.lease_lost = True
+                LEASES_LOST.labels(self.stage.name).inc()
+                raise LeaseLost(f"{self.stage.table} {self.task_id}: lease lost before completion")
+            if self.stage.on_terminal is not None:
+                await self.stage.on_terminal(conn, self.row, TerminalOutcome("succeeded"))
+            yield conn
+        self.completed = True
+
+    async def snooze(self, seconds: float) -> None:
+        """Give the row back for later without charging an attempt."""
+        await hand_back(self.pool, self.stage, self.row, self.worker_id, seconds)
+        self.handed_back = True
+
+
+async def hand_back(
+    pool: asyncpg.Pool, stage: Stage, row: asyncpg.Record, worker_id: str, delay_s: float
+) -> bool:
+    returned = await pool.fetchval(
+        stage.sql(_sql.HAND_BACK), row["id"], worker_id, row["claim_token"], float(delay_s)
+    )
+    return returned is not None
+
+
+async def notify(conn: asyncpg.Connection, channel: str, hint: str = "") -> None:
+    """Wake the stage listening on `channel` when this transaction commits.
+
+    The payload is only a hint (e.g. a run id for SSE filtering): work is always found by
+    querying the tables, never read from a notification.
+    """
+    await conn.execute(_sql.NOTIFY, channel, hint)

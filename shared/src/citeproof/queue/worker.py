@@ -1,0 +1,413 @@
+"""The worker process: claim loops, heartbeats, sweeper, listener, health, drain.
+
+Concurrency model: one asyncio event loop per process. Each stage has a producer loop that
+claims up to `concurrency - in_flight` rows when woken (NOTIFY, a finished task, the poll
+timer) and starts one asyncio task per row. Handlers do blocking work (parsing, embedding)
+in threads or child processes so that the loop — and with it the heartbeat — keeps ticking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import socket
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+
+import asyncpg
+import structlog
+
+from citeproof.db.migrate import apply_migrations
+from citeproof.db.pool import create_pool, resolve_database_url, resolve_listen_url
+from citeproof.db.settings import DatabaseSettings
+from citeproof.obs.logs import configure_logging
+from citeproof.queue import _sql
+from citeproof.queue._executor import execute
+from citeproof.queue._health import HealthServer
+from citeproof.queue._listener import Listener
+from citeproof.queue._sweeper import sweep_expired
+from citeproof.queue.metrics import (
+    LEASES_LOST,
+    TASK_QUEUE_WAIT,
+    TASKS_CLAIMED,
+    TASKS_FINISHED,
+    TASKS_IN_PROGRESS,
+)
+from citeproof.queue.settings import QueueSettings
+from citeproof.queue.stage import PeriodicJob, Stage, TaskContext, hand_back
+from citeproof.settings import load
+
+log = structlog.get_logger("citeproof.worker")
+
+# Seconds the claim loop may go without ticking before /healthz reports it stalled,
+# as a multiple of the poll interval (a tick happens at least once per poll interval).
+STALL_FACTOR = 5
+MIN_STALL_S = 30.0
+
+
+def new_worker_id(service: str) -> str:
+    return f"{service}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+
+
+def stage_settings(stage: Stage, env: dict[str, str] | None = None) -> QueueSettings:
+    return load(QueueSettings, env, prefixes=(f"CITEPROOF_{stage.name.upper()}_",)).validate()
+
+
+@dataclass
+class _StageRunner:
+    stage: Stage
+    settings: QueueSettings
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    in_flight: dict[object, tuple[asyncio.Task, TaskContext]] = field(default_factory=dict)
+
+
+@dataclass
+class WorkerHooks:
+    """Test hooks: called synchronously on the loop; never needed in production."""
+
+    on_claimed: Callable[[str, asyncpg.Record], None] | None = None
+    on_finished: Callable[[str, asyncpg.Record, str], None] | None = None
+
+
+class Worker:
+    def __init__(
+        self,
+        *,
+        service: str,
+        stages: Sequence[Stage],
+        pool: asyncpg.Pool,
+        listen_url: str | None,
+        capabilities: Sequence[str] = (),
+        periodic: Sequence[PeriodicJob] = (),
+        settings: QueueSettings | None = None,
+        stage_overrides: dict[str, QueueSettings] | None = None,
+        worker_id: str | None = None,
+        hooks: WorkerHooks | None = None,
+    ) -> None:
+        self.service = service
+        self.worker_id = worker_id or new_worker_id(service)
+        self.pool = pool
+        self.settings = (settings or load(QueueSettings)).validate()
+        overrides = stage_overrides or {}
+        self._runners = [
+            _StageRunner(s, overrides.get(s.name) or (settings or stage_settings(s)))
+            for s in stages
+        ]
+        self._by_channel: dict[str, list[_StageRunner]] = {}
+        for runner in self._runners:
+            self._by_channel.setdefault(runner.stage.channel, []).append(runner)
+        self.capabilities = list(capabilities) or [s.name for s in stages]
+        self._periodic = list(periodic)
+        self.hooks = hooks or WorkerHooks()
+        self.listener: Listener | None = None
+        if listen_url and self.settings.listen:
+            self.listener = Listener(
+                listen_url,
+                list(self._by_channel),
+                self._on_notify,
+                on_reconnect=self.wake_all,
+                keepalive_s=self.settings.listener_keepalive_s,
+                reconnect_max_s=self.settings.listener_reconnect_max_s,
+            )
+        self._stopping = asyncio.Event()
+        self._background: list[asyncio.Task] = []
+        self._last_tick = time.monotonic()
+        self.health: HealthServer | None = None
+
+    # -- wake-ups ----------------------------------------------------------------------
+
+    def _on_notify(self, channel: str, _payload: str) -> None:
+        for runner in self._by_channel.get(channel, ()):
+            runner.wake.set()
+
+    def wake_all(self) -> None:
+        for runner in self._runners:
+            runner.wake.set()
+
+    def is_alive(self) -> bool:
+        limit = max(MIN_STALL_S, self.settings.poll_interval_s * STALL_FACTOR)
+        return time.monotonic() - self._last_tick < limit
+
+    @property
+    def in_flight(self) -> int:
+        return sum(len(r.in_flight) for r in self._runners)
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self._register()
+        # Orphan reclaim: rows left `running` by a worker that died are ours to retry now,
+        # not a lease-length later.
+        for runner in self._runners:
+            await sweep_expired(self.pool, runner.stage, runner.settings)
+        if self.listener is not None:
+            self.listener.start()
+        if self.settings.worker_http_port:
+            self.health = HealthServer(
+                self.settings.worker_http_host, self.settings.worker_http_port, self.is_alive
+            )
+            await self.health.start()
+        spawn = asyncio.create_task
+        self._background = [
+            spawn(self._produce(r), name=f"claim-{r.stage.name}") for r in self._runners
+        ]
+        self._background.append(spawn(self._heartbeat_loop(), name="heartbeat"))
+        self._background.append(spawn(self._sweep_loop(), name="sweeper"))
+        for job in self._periodic:
+            self._background.append(spawn(self._periodic_loop(job), name=f"periodic-{job.name}"))
+        log.info(
+            "worker.started", worker_id=self.worker_id, stages=[r.stage.name for r in self._runners]
+        )
+
+    async def drain(self, grace_s: float | None = None) -> None:
+        """Stop claiming, let in-flight tasks finish within the grace, hand back the rest."""
+        grace = self.settings.drain_grace_s if grace_s is None else grace_s
+        self._stopping.set()
+        self.wake_all()
+        with contextlib.suppress(Exception):
+            await self.pool.execute(_sql.TOUCH_WORKER, self.worker_id, True)
+        tasks = [t for r in self._runners for t, _ in r.in_flight.values()]
+        log.info("worker.draining", in_flight=len(tasks), grace_s=grace)
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=grace)
+            if pending:
+                await self._hand_back_unfinished()
+        await self.stop()
+
+    async def _hand_back_unfinished(self) -> None:
+        for runner in self._runners:
+            for task, ctx in list(runner.in_flight.values()):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+                # No attempt is charged: the task did nothing wrong, we are leaving.
+                with contextlib.suppress(Exception):
+                    if await hand_back(self.pool, runner.stage, ctx.row, self.worker_id, 0):
+                        TASKS_FINISHED.labels(runner.stage.name, "handed_back").inc()
+                        log.info(
+                            "task.handed_back", stage=runner.stage.name, task_id=str(ctx.task_id)
+                        )
+                # Wake another worker now rather than at its next poll.
+                with contextlib.suppress(Exception):
+                    await self.pool.execute(_sql.NOTIFY, runner.stage.channel, "")
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        for task in self._background:
+            task.cancel()
+        for task in self._background:
+            with contextlib.suppress(BaseException):
+                await task
+        if self.listener is not None:
+            await self.listener.stop()
+        if self.health is not None:
+            await self.health.stop()
+        with contextlib.suppress(Exception):
+            await self.pool.execute(_sql.DEREGISTER_WORKER, self.worker_id)
+        log.info("worker.stopped", worker_id=self.worker_id)
+
+    # -- loops -------------------------------------------------------------------------
+
+    async def _produce(self, runner: _StageRunner) -> None:
+        stage, settings = runner.stage, runner.settings
+        claim_sql = stage.sql(_sql.CLAIM)
+        while not self._stopping.is_set():
+            self._last_tick = time.monotonic()
+            capacity = settings.concurrency - len(runner.in_flight)
+            claimed = 0
+            if capacity > 0:
+                # Clear before claiming: a NOTIFY arriving during the claim re-arms it.
+                runner.wake.clear()
+                try:
+                    rows = await self.pool.fetch(
+                        claim_sql,
+                        min(settings.batch_size, capacity),
+                        self.worker_id,
+                        settings.lease_s,
+                    )
+                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                    log.warning("claim.failed", stage=stage.name, error=str(exc))
+                    rows = []
+                    await self._sleep_or_stop(min(settings.poll_interval_s, 1.0))
+                for row in rows:
+                    self._start_task(runner, row)
+                claimed = len(rows)
+            if claimed and claimed == min(settings.batch_size, capacity):
+                continue  # more work is probably waiting; don't sleep
+            timeout = settings.poll_interval_s * random.uniform(0.8, 1.2)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(runner.wake.wait(), timeout=timeout)
+
+    def _start_task(self, runner: _StageRunner, row: asyncpg.Record) -> None:
+        stage = runner.stage
+        TASKS_CLAIMED.labels(stage.name).inc()
+        TASK_QUEUE_WAIT.labels(stage.name).observe(max(0.0, row["queue_wait_s"] or 0.0))
+        ctx = TaskContext(stage=stage, row=row, pool=self.pool, worker_id=self.worker_id)
+        if self.hooks.on_claimed:
+            self.hooks.on_claimed(stage.name, row)
+        task = asyncio.create_task(self._run_task(runner, ctx), name=f"{stage.name}-{row['id']}")
+        runner.in_flight[row["claim_token"]] = (task, ctx)
+        TASKS_IN_PROGRESS.labels(stage.name).inc()
+
+    async def _run_task(self, runner: _StageRunner, ctx: TaskContext) -> None:
+        outcome = "cancelled"
+        try:
+            outcome = await execute(ctx, runner.settings)
+        finally:
+            runner.in_flight.pop(ctx.claim_token, None)
+            TASKS_IN_PROGRESS.labels(runner.stage.name).dec()
+            runner.wake.set()  # capacity freed: claim again without waiting for a poll
+            if self.hooks.on_finished:
+                self.hooks.on_finished(runner.stage.name, ctx.row, outcome)
+
+    async def _heartbeat_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.heartbeat_s)
+            await self.heartbeat()
+
+    async def heartbeat(self) -> None:
+        """Extend the leases of every task in flight; flag the ones we no longer own."""
+        try:
+            await self.pool.execute(_sql.TOUCH_WORKER, self.worker_id, self._stopping.is_set())
+            for runner in self._runners:
+                if not runner.in_flight:
+                    continue
+                tokens = list(runner.in_flight)
+                held = {
+                    r["claim_token"]
+                    for r in await self.pool.fetch(
+                        runner.stage.sql(_sql.HEARTBEAT),
+                        self.worker_id,
+                        tokens,
+                        runner.settings.lease_s,
+                    )
+                }
+                for token in tokens:
+                    entry = runner.in_flight.get(token)
+                    if token not in held and entry is not None and not entry[1].lease_lost:
+                        # Another worker took the row over; our later writes will be fenced
+                        # out. Keep running (cancelling mid-transaction is worse) but count it.
+                        entry[1].lease_lost = True
+                        LEASES_LOST.labels(runner.stage.name).inc()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            log.warning("heartbeat.failed", error=str(exc))
+
+    async def _sweep_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.sweep_interval_s * random.uniform(0.8, 1.2))
+            try:
+                for runner in self._runners:
+                    await sweep_expired(self.pool, runner.stage, runner.settings)
+                await self.pool.execute(_sql.PRUNE_WORKERS, self.settings.worker_stale_s * 10)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("sweeper.failed", error=str(exc))
+
+    async def _periodic_loop(self, job: PeriodicJob) -> None:
+        while True:
+            try:
+                await job.run(self.pool)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("periodic.failed", job=job.name, error=str(exc))
+            await asyncio.sleep(job.interval_s)
+
+    async def _register(self) -> None:
+        try:
+            version = metadata.version(f"citeproof-{self.service}")
+        except metadata.PackageNotFoundError:
+            version = "dev"
+        await self.pool.execute(
+            _sql.REGISTER_WORKER,
+            self.worker_id,
+            self.service,
+            version,
+            self.capabilities,
+            socket.gethostname(),
+            os.getpid(),
+        )
+
+    async def _sleep_or_stop(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+
+
+async def run_once(
+    pool: asyncpg.Pool,
+    stage: Stage,
+    *,
+    worker_id: str = "test-worker",
+    batch_size: int = 16,
+    settings: QueueSettings | None = None,
+) -> int:
+    """Claim one batch of `stage` and run it in-process (for tests and tools)."""
+    settings = settings or QueueSettings()
+    rows = await pool.fetch(stage.sql(_sql.CLAIM), batch_size, worker_id, settings.lease_s)
+    for row in rows:
+        await execute(TaskContext(stage=stage, row=row, pool=pool, worker_id=worker_id), settings)
+    return len(rows)
+
+
+async def serve(
+    *,
+    service: str,
+    stages: Sequence[Stage],
+    capabilities: Sequence[str] = (),
+    periodic: Sequence[PeriodicJob] = (),
+    on_start: Callable[[asyncpg.Pool], object] | None = None,
+) -> None:
+    db = load(DatabaseSettings)
+    url = resolve_database_url(db)
+    await apply_migrations(url)
+    max_concurrency = max(stage_settings(s).concurrency for s in stages)
+    # Handlers hold a connection only for their completing transaction; size for that
+    # plus the claim loop, heartbeat and sweeper.
+    pool = await create_pool(db, max_size=max(db.pool_max, max_concurrency + 4))
+    worker = Worker(
+        service=service,
+        stages=stages,
+        pool=pool,
+        listen_url=resolve_listen_url(db),
+        capabilities=capabilities,
+        periodic=periodic,
+        stage_overrides={s.name: stage_settings(s) for s in stages},
+    )
+    if on_start is not None:
+        result = on_start(pool)
+        if asyncio.iscoroutine(result):
+            await result
+    loop = asyncio.get_running_loop()
+    stop_requested = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop_requested.set)
+    await worker.start()
+    try:
+        await stop_requested.wait()
+        await worker.drain()
+    finally:
+        await pool.close()
+
+
+def run_worker(
+    *,
+    service: str,
+    stages: Sequence[Stage],
+    capabilities: Sequence[str] = (),
+    periodic: Sequence[PeriodicJob] = (),
+    on_start: Callable[[asyncpg.Pool], object] | None = None,
+) -> None:
+    """Console-script entry point of a worker service. Returns (exit 0) after a drain."""
+    configure_logging(service)
+    asyncio.run(
+        serve(
+            service=service,
+            stages=stages,
+            capabilities=capabilities,
+            periodic=periodic,
+            on_start=on_start,
+        )
+    )

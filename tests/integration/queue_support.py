@@ -1,0 +1,78 @@
+"""A real queue table for runtime tests, with the same claim columns as the product's."""
+
+from __future__ import annotations
+
+import asyncpg
+
+from citeproof.queue import QueueSettings
+
+TEST_TABLE_DDL = """
+CREATE TABLE IF NOT EXISTS test_tasks (
+    id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    batch             text NOT NULL,
+    payload           text NOT NULL DEFAULT '',
+    state             text NOT NULL DEFAULT 'queued',
+    priority          smallint NOT NULL DEFAULT 0,
+    attempts          integer NOT NULL DEFAULT 0,
+    max_attempts      integer NOT NULL DEFAULT 5,
+    run_after         timestamptz NOT NULL DEFAULT now(),
+    claimed_at        timestamptz,
+    lease_expires_at  timestamptz,
+    worker_id         text,
+    claim_token       uuid,
+    last_error        text,
+    created_at        timestamptz NOT NULL DEFAULT now(),
+    finished_at       timestamptz
+);
+CREATE INDEX IF NOT EXISTS test_tasks_queued_idx ON test_tasks (priority, run_after)
+    WHERE state = 'queued';
+CREATE INDEX IF NOT EXISTS test_tasks_running_idx ON test_tasks (lease_expires_at)
+    WHERE state = 'running';
+CREATE TABLE IF NOT EXISTS test_task_effects (
+    task_id    bigint NOT NULL,
+    worker_id  text NOT NULL,
+    batch      text NOT NULL
+);
+"""
+
+
+def fast_settings(**overrides: object) -> QueueSettings:
+    """Short intervals so tests finish quickly; every value still goes through validation."""
+    values: dict[str, object] = {
+        "lease_s": 5.0,
+        "heartbeat_s": 1.0,
+        "poll_interval_s": 0.2,
+        "concurrency": 4,
+        "batch_size": 4,
+        "backoff_base_s": 0.0,
+        "backoff_max_s": 0.0,
+        "sweep_interval_s": 0.2,
+        "drain_grace_s": 2.0,
+        "listener_keepalive_s": 0.5,
+        "listener_reconnect_max_s": 0.5,
+        "worker_http_port": 0,
+    }
+    values.update(overrides)
+    return QueueSettings(**values).validate()  # type: ignore[arg-type]
+
+
+async def ensure_test_table(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        await conn.execute("SELECT pg_advisory_lock(42)")
+        try:
+            await conn.execute(TEST_TABLE_DDL)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(42)")
+
+
+async def enqueue(pool: asyncpg.Pool, batch: str, count: int, **columns: object) -> None:
+    max_attempts = columns.get("max_attempts", 5)
+    payload = columns.get("payload", "")
+    await pool.execute(
+        "INSERT INTO test_tasks (batch, max_attempts, payload) "
+        "SELECT $1, $2, $3 FROM generate_series(1, $4)",
+        batch,
+        max_attempts,
+        payload,
+        count,
+    )
