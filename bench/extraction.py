@@ -1,0 +1,245 @@
+"""Benchmark thesis analysis on real papers: references, markers, and (with a key) accuracy.
+
+    .venv/bin/python bench/extraction.py [FOLDER]     # default ../shared/data/papers
+
+For every PDF in FOLDER it extracts the text the way the parser does (``citeproof.parser.partition``
+when present, otherwise pypdfium2 page text), runs ``analyze_thesis`` and counts references and
+markers. Where an S2ORC parse of the same PDF lies beside it (``<name>.s2orc.json``), it scores
+marker detection and marker -> reference linking against the key's ``cite_spans``/``bib_entries``.
+
+Scoring against the key:
+- Key markers are the ``cite_spans`` with a ``ref_id``; each is located in our text by its
+  surrounding words (normalised: ASCII letters and digits only).
+- recall: key markers overlapped by one of our markers.
+- link accuracy: of the recalled key markers, those where one of our citations at that marker
+  links to the reference entry that maps to the key's ``ref_id`` (entries are mapped by first
+  author + year, or title similarity).
+- precision: our markers that overlap a key span (with or without ``ref_id``), or whose every
+  linked entry maps to a key bibliography entry - S2ORC misses real markers (e.g. across a page
+  break), and a marker resolving to a listed work by surname and year is a citation. The strict
+  variant (key overlap only) is reported too.
+
+Writes bench/results/extraction.json and prints a table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("DO_NOT_TRACK", "1")
+
+from rapidfuzz import fuzz
+
+from citeproof.contracts.thesis import Reference, ThesisAnalysis
+from citeproof.parser.thesis import analyze_thesis
+from citeproof.parser.thesis.names import name_key, surname_keys
+from citeproof.text.normalize import fold_diacritics
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_FOLDER = ROOT.parent / "shared" / "data" / "papers"
+RESULTS = ROOT / "bench" / "results" / "extraction.json"
+# Normalised characters of context used to locate a key marker in our text, longest first.
+CONTEXT_LENGTHS = (40, 25, 12)
+# Title similarity (token set ratio, 0-100) that maps one of our entries to a key entry.
+TITLE_MATCH = 85
+
+
+def extract_text(data: bytes, filename: str) -> tuple[str, list[int], str]:
+    """(text, page_starts, source): the parser's extraction when available."""
+    try:
+        from citeproof.parser.partition import partition_document
+    except ImportError:
+        partition_document = None
+    if partition_document is not None:
+        parsed = partition_document(data, filename)
+        return parsed.text, list(parsed.page_starts), "citeproof.parser.partition"
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(data)
+    pages: list[str] = []
+    starts: list[int] = []
+    position = 0
+    for page in pdf:
+        page_text = page.get_textpage().get_text_range()
+        starts.append(position)
+        pages.append(page_text)
+        position += len(page_text) + 2
+    return "\n\n".join(pages), starts, "pypdfium2"
+
+
+def normalised_with_map(text: str) -> tuple[str, list[int]]:
+    """Lower-case ASCII letters/digits of ``text`` and the original offset of each."""
+    chars: list[str] = []
+    offsets: list[int] = []
+    for index, char in enumerate(text):
+        folded = fold_diacritics(char).lower()
+        for piece in folded:
+            if piece.isascii() and piece.isalnum():
+                chars.append(piece)
+                offsets.append(index)
+    return "".join(chars), offsets
+
+
+def _normalise(text: str) -> str:
+    return normalised_with_map(text)[0]
+
+
+def locate_key_spans(text: str, key: dict) -> list[dict]:
+    """Key cite spans with their position in ``text`` (None when they cannot be located)."""
+    haystack, offsets = normalised_with_map(text)
+    located: list[dict] = []
+    cursor = 0
+    for paragraph in key["pdf_parse"]["body_text"]:
+        for span in paragraph["cite_spans"]:
+            marker = _normalise(span["text"])
+            before = _normalise(paragraph["text"][: span["start"]])
+            position = -1
+            for length in CONTEXT_LENGTHS:
+                needle = before[-length:] + marker
+                found = haystack.find(needle, cursor)
+                if found < 0:
+                    found = haystack.find(needle)
+                if found >= 0 and marker:
+                    position = found + len(needle) - len(marker)
+                    break
+            entry = {"ref_id": span.get("ref_id"), "text": span["text"], "start": None, "end": None}
+            if position >= 0:
+                entry["start"] = offsets[position]
+                entry["end"] = offsets[position + len(marker) - 1] + 1
+                cursor = position
+            located.append(entry)
+    return located
+
+
+def map_references(references: list[Reference], bib: dict) -> dict[str, str]:
+    """Our reference label -> key bib id, by first author + year, then title similarity."""
+    mapping: dict[str, str] = {}
+    for reference in references:
+        best_id, best_score = None, 0.0
+        for bib_id, entry in bib.items():
+            score = 0.0
+            surnames = [author["last"] for author in entry.get("authors", []) if author["last"]]
+            if reference.authors and surnames and entry.get("year") == reference.year:
+                if name_key(surnames[0]) in surname_keys(reference.authors[0]):
+                    score = 100.0
+            if reference.title and entry.get("title"):
+                title_score = fuzz.token_set_ratio(
+                    _normalise_title(reference.title), _normalise_title(entry["title"])
+                )
+                if title_score >= TITLE_MATCH:
+                    score = max(score, title_score)
+            if score > best_score:
+                best_id, best_score = bib_id, score
+        if best_id is not None:
+            mapping[reference.label] = best_id
+    return mapping
+
+
+def _normalise_title(title: str) -> str:
+    return " ".join(fold_diacritics(title).lower().split())
+
+
+def score_against_key(analysis: ThesisAnalysis, text: str, key: dict) -> dict[str, float | int]:
+    bib = key["pdf_parse"]["bib_entries"]
+    label_to_bib = map_references(analysis.references, bib)
+    spans = locate_key_spans(text, key)
+    markers: dict[tuple[int, int], list[str | None]] = {}
+    for citation in analysis.citations:
+        markers.setdefault((citation.marker_start, citation.marker_end), []).append(
+            citation.reference_label
+        )
+
+    def overlapping(start: int, end: int) -> list[tuple[int, int]]:
+        return [span for span in markers if span[0] < end + 2 and start < span[1] + 2]
+
+    linked_spans = [span for span in spans if span["ref_id"]]
+    located = [span for span in linked_spans if span["start"] is not None]
+    recalled = 0
+    correct_links = 0
+    for span in located:
+        hits = overlapping(span["start"], span["end"])
+        if not hits:
+            continue
+        recalled += 1
+        labels = [label for hit in hits for label in markers[hit]]
+        if any(label is not None and label_to_bib.get(label) == span["ref_id"] for label in labels):
+            correct_links += 1
+    key_hits = 0
+    confirmed = 0
+    for marker_span, labels in markers.items():
+        if any(
+            span["start"] is not None
+            and span["start"] < marker_span[1] + 2
+            and marker_span[0] < span["end"] + 2
+            for span in spans
+        ):
+            key_hits += 1
+        elif labels and all(label is not None and label in label_to_bib for label in labels):
+            confirmed += 1
+    total = len(markers)
+    return {
+        "key_markers": len(linked_spans),
+        "key_markers_located": len(located),
+        "marker_precision": round((key_hits + confirmed) / total, 3) if total else 0.0,
+        "marker_precision_strict": round(key_hits / total, 3) if total else 0.0,
+        "marker_recall": round(recalled / len(linked_spans), 3) if linked_spans else 0.0,
+        "link_accuracy": round(correct_links / recalled, 3) if recalled else 0.0,
+    }
+
+
+def run(folder: Path) -> dict[str, dict]:
+    results: dict[str, dict] = {}
+    for pdf_path in sorted(folder.glob("*.pdf")):
+        started = time.perf_counter()
+        text, page_starts, source = extract_text(pdf_path.read_bytes(), pdf_path.name)
+        analysis = analyze_thesis(text, page_starts)
+        row: dict[str, float | int | str | None] = {
+            "references": len(analysis.references),
+            "markers": analysis.markers_found,
+            "citations": len(analysis.citations),
+            "unlinked_citations": sum(1 for c in analysis.citations if c.reference_label is None),
+            "style": analysis.style,
+            "text_source": source,
+        }
+        key_path = pdf_path.with_name(pdf_path.stem + ".s2orc.json")
+        if key_path.exists():
+            row.update(score_against_key(analysis, text, json.loads(key_path.read_text())))
+        row["seconds"] = round(time.perf_counter() - started, 2)
+        results[pdf_path.stem] = row
+    return results
+
+
+def print_table(results: dict[str, dict]) -> None:
+    columns = ["references", "markers", "citations", "unlinked_citations", "style"]
+    scored = ["marker_precision", "marker_precision_strict", "marker_recall", "link_accuracy"]
+    header = ["paper", *columns, *scored]
+    rows = [
+        [name, *(str(row.get(column, "")) for column in columns + scored)]
+        for name, row in results.items()
+    ]
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    print("-+-".join("-" * w for w in widths))
+    for row in rows:
+        print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[1]) if len(argv) > 1 else DEFAULT_FOLDER
+    if not folder.is_dir():
+        print(f"no such folder: {folder} (the shared data is not available here)")
+        return 1
+    results = run(folder)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    print_table(results)
+    print(f"\nwritten {RESULTS.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

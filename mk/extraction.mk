@@ -1,0 +1,7 @@
+# Thesis analysis benchmark: references, markers, and accuracy against S2ORC keys where present.
+# `make bench-extraction EXTRACTION_PAPERS=/path/to/pdfs` scores another folder the same way.
+EXTRACTION_PAPERS ?= ../shared/data/papers
+
+.PHONY: bench-extraction
+bench-extraction: setup
+	$(PY) bench/extraction.py $(EXTRACTION_PAPERS)
