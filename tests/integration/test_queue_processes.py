@@ -1,0 +1,150 @@
+"""Runtime behaviour that needs real OS processes and a real server restart."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import uuid
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from citeproof.db.embedded import EmbeddedPostgres
+from citeproof.db.migrate import apply_migrations
+from citeproof.db.pool import create_pool
+from citeproof.db.settings import DatabaseSettings
+from citeproof.queue import Stage, Worker
+
+from .queue_support import enqueue, ensure_test_table, fast_settings
+from .test_queue_runtime import count_state, record_effect, wait_until
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def worker_env(database_url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEPROOF_")}
+    env.update(
+        DATABASE_URL=database_url,
+        CITEPROOF_POLL_INTERVAL_S="0.2",
+        CITEPROOF_LEASE_S="10",
+        CITEPROOF_HEARTBEAT_S="1",
+        CITEPROOF_WORKER_HTTP_PORT="0",
+        CITEPROOF_LOG_FORMAT="json",
+        PYTHONPATH=str(REPO_ROOT),
+    )
+    env.update(extra)
+    return env
+
+
+async def test_sigterm_mid_task_hands_the_row_back_without_charging(pool, database_url) -> None:
+    await ensure_test_table(pool)
+    batch = f"sig-{uuid.uuid4().hex[:8]}"
+    await enqueue(pool, batch, 1, payload="60")  # far longer than the grace period
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.integration.queue_worker_app",
+        env=worker_env(database_url, CITEPROOF_DRAIN_GRACE_S="1"),
+        cwd=REPO_ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        await wait_until(lambda: _is_state(pool, batch, "running"), timeout=60)
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+    assert proc.returncode == 0, stderr.decode()[-2000:]
+    row = await pool.fetchrow(
+        "SELECT state, attempts, claim_token, lease_expires_at FROM test_tasks WHERE batch = $1",
+        batch,
+    )
+    assert row["state"] == "queued"
+    assert row["attempts"] == 0  # no attempt charged
+    assert row["claim_token"] is None
+    assert b"task.handed_back" in stderr
+    # The worker deregistered itself.
+    assert (
+        await pool.fetchval("SELECT count(*) FROM worker_heartbeats WHERE service = 'testworker'")
+        == 0
+    )
+
+
+async def test_sigterm_lets_a_short_task_finish(pool, database_url) -> None:
+    await ensure_test_table(pool)
+    batch = f"sig2-{uuid.uuid4().hex[:8]}"
+    await enqueue(pool, batch, 1, payload="1.5")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.integration.queue_worker_app",
+        env=worker_env(database_url, CITEPROOF_DRAIN_GRACE_S="20"),
+        cwd=REPO_ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        await wait_until(lambda: _is_state(pool, batch, "running"), timeout=60)
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+    assert proc.returncode == 0
+    assert await _is_state(pool, batch, "succeeded")
+
+
+async def _is_state(pool: asyncpg.Pool, batch: str, state: str) -> bool:
+    return await count_state(pool, batch, state) == 1
+
+
+@pytest.mark.slow
+async def test_worker_survives_a_full_postgres_restart(tmp_path: Path) -> None:
+    # A server of its own: restarting the session's server would disturb other tests.
+    server = EmbeddedPostgres(tmp_path / "pg").start()
+    try:
+        await apply_migrations(server.url())
+        settings = DatabaseSettings(url=server.url(), pool_min=0, pool_max=6)
+        pool = await create_pool(settings)
+        await ensure_test_table(pool)
+        stage = Stage(name="test", table="test_tasks", channel="citeproof_restart",
+                      handler=record_effect)  # fmt: skip
+        worker = Worker(service="test", stages=[stage], pool=pool, listen_url=server.url(),
+                        settings=fast_settings(poll_interval_s=0.5))  # fmt: skip
+        await worker.start()
+        try:
+            await asyncio.wait_for(worker.listener.connected.wait(), 10)
+            await enqueue(pool, "before", 5)
+            await wait_until(lambda: _done(pool, "before", 5), timeout=20)
+            old_pid = worker.listener.backend_pid
+
+            await asyncio.to_thread(server.stop)
+            await asyncio.sleep(1.0)  # the worker's loops now fail and back off
+            await asyncio.to_thread(server.start)
+
+            # Work queued after the restart is processed, and the listener came back.
+            await wait_until(lambda: _try_enqueue(pool, "after", 5), timeout=30)
+            await wait_until(lambda: _done(pool, "after", 5), timeout=30)
+            await wait_until(lambda: _listener_back(worker, old_pid), timeout=30)
+        finally:
+            await worker.drain(1.0)
+            await pool.close()
+    finally:
+        server.destroy()
+
+
+async def _done(pool: asyncpg.Pool, batch: str, n: int) -> bool:
+    try:
+        return await count_state(pool, batch, "succeeded") == n
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+        return False
+
+
+async def _try_enqueue(pool: asyncpg.Pool, batch: str, n: int) -> bool:
+    try:
+        await enqueue(pool, batch, n)
+        return True
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+        return False
+
+
+async def _listener_back(worker: Worker, old_pid: int | None) -> bool:
+    listener = worker.listener
+    return listener.connected.is_set() and listener.backend_pid not in (None, old_pid)
