@@ -1,0 +1,228 @@
+// One session: upload the thesis and sources, watch them parse, start a verification run.
+
+import { api } from "./api.js";
+import { every, formatDate, h, mount, plural, toast } from "./dom.js";
+import { documentsTable, isSettled, stateGroup } from "./documents.js";
+import { rememberRun, rememberedRuns } from "./runs.js";
+import { dropZone } from "./upload.js";
+
+const POLL_MS = 1500;
+
+export async function renderSession(root, sessionId) {
+  mount(root, h("div", { class: "loading" }, "Loading session…"));
+  let session = await api.getSession(sessionId);
+  let stopPolling = null;
+  const jobWatchers = []; // stoppers of the job polls, ended when the user leaves the page
+
+  const docsCard = h("div", { class: "card", id: "documents" });
+  const runCard = h("div", { class: "card", id: "start-run" });
+  const uploadStatus = h("div", { class: "stack small", id: "upload-status" });
+
+  async function refresh() {
+    session = await api.getSession(sessionId);
+    draw();
+    return session.documents.every(isSettled);
+  }
+
+  function pollUntilSettled() {
+    if (stopPolling) stopPolling();
+    stopPolling = every(POLL_MS, refresh);
+  }
+
+  async function upload(kind, files) {
+    const note = h("div", { class: "alert alert-info" }, `Uploading ${plural(files.length, "file")}…`);
+    uploadStatus.prepend(note);
+    try {
+      const result = await api.upload(sessionId, kind, files);
+      const duplicates = result.documents.filter((d) => d.duplicate).length;
+      note.textContent =
+        `Uploaded ${plural(result.documents.length, "file")}` +
+        (duplicates ? ` (${duplicates} already known, reused)` : "") +
+        ". Parsing…";
+      watchJob(result.job_id, note);
+      pollUntilSettled();
+    } catch (err) {
+      note.className = "alert alert-error";
+      note.textContent = err.detail;
+    }
+  }
+
+  function watchJob(jobId, note) {
+    const stop = every(POLL_MS, async () => {
+      const job = await api.getJob(jobId);
+      const finished = ["succeeded", "partial", "failed"].includes(job.state);
+      note.textContent = finished
+        ? `Parsed ${job.succeeded} of ${job.total}` + (job.failed ? `, ${job.failed} failed.` : ".")
+        : `Parsing… ${job.succeeded + job.failed} of ${job.total} done.`;
+      note.className = `alert ${
+        job.state === "succeeded" ? "alert-info" : finished ? "alert-warn" : "alert-info"
+      }`;
+      if (job.state === "succeeded") setTimeout(() => note.remove(), 4000);
+      return finished;
+    });
+    jobWatchers.push(stop);
+  }
+
+  async function deleteDocument(doc) {
+    if (!confirm(`Delete ${doc.filename}? Its parsed text is removed too.`)) return;
+    try {
+      await api.deleteDocument(doc.id);
+      await refresh();
+    } catch (err) {
+      toast(err.detail, { error: true });
+    }
+  }
+
+  async function deleteSession() {
+    if (!confirm(`Delete the session "${session.name}" with its documents and reports?`)) return;
+    try {
+      await api.deleteSession(sessionId);
+      location.hash = "#/";
+    } catch (err) {
+      toast(err.detail, { error: true });
+    }
+  }
+
+  async function startRun(thesisId, button) {
+    button.disabled = true;
+    try {
+      const { run_id: runId } = await api.startRun(sessionId, thesisId);
+      const thesis = session.documents.find((d) => d.id === thesisId);
+      rememberRun(sessionId, {
+        id: runId,
+        started_at: new Date().toISOString(),
+        thesis: thesis?.filename,
+      });
+      location.hash = `#/runs/${encodeURIComponent(runId)}`;
+    } catch (err) {
+      toast(err.detail, { error: true });
+      button.disabled = false;
+    }
+  }
+
+  function drawRunCard() {
+    const theses = session.documents.filter((d) => d.kind === "thesis");
+    const sources = session.documents.filter((d) => d.kind === "source");
+    const select = h(
+      "select",
+      { id: "thesis-select" },
+      theses.map((d) => h("option", { value: d.id }, d.title || d.filename))
+    );
+    const button = h(
+      "button",
+      {
+        class: "btn btn-large",
+        type: "button",
+        id: "start-run-button",
+        disabled: !theses.length,
+        onclick: () => startRun(select.value, button),
+      },
+      "Verify citations"
+    );
+    const busy = session.documents.filter((d) => stateGroup(d.state) === "busy").length;
+    const previous = rememberedRuns(sessionId);
+    mount(
+      runCard,
+      h(
+        "div",
+        { class: "card-head" },
+        h("h2", {}, "Verify"),
+        h("span", { class: "hint" }, `${plural(sources.length, "source")} uploaded`)
+      ),
+      theses.length
+        ? h(
+            "div",
+            { class: "stack" },
+            h("label", { class: "field" }, "Thesis", select),
+            busy
+              ? h(
+                  "p",
+                  { class: "small muted" },
+                  `${plural(busy, "document")} still parsing — the run will wait for them.`
+                )
+              : null,
+            button
+          )
+        : h("p", { class: "muted small" }, "Upload a thesis to start a verification run."),
+      previous.length
+        ? h(
+            "div",
+            { class: "stack", style: { marginTop: "18px" } },
+            h("h3", {}, "Earlier runs"),
+            previous.map((run) =>
+              h(
+                "a",
+                { href: `#/runs/${encodeURIComponent(run.id)}`, class: "small" },
+                `${run.thesis || "Run"} · ${formatDate(run.started_at)}`
+              )
+            )
+          )
+        : null
+    );
+  }
+
+  function draw() {
+    mount(
+      docsCard,
+      h(
+        "div",
+        { class: "card-head" },
+        h("h2", {}, "Documents"),
+        h("span", { class: "hint" }, plural(session.documents.length, "document"))
+      ),
+      documentsTable(session.documents, { onDelete: deleteDocument })
+    );
+    drawRunCard();
+  }
+
+  mount(
+    root,
+    h(
+      "div",
+      { class: "page-head" },
+      h(
+        "div",
+        {},
+        h("div", { class: "crumbs" }, h("a", { href: "#/" }, "Sessions"), " / "),
+        h("h1", {}, session.name),
+        h("p", { class: "sub" }, `Created ${formatDate(session.created_at)}`)
+      ),
+      h("button", { class: "btn btn-danger btn-small", onclick: deleteSession }, "Delete session")
+    ),
+    h(
+      "div",
+      { class: "grid grid-side" },
+      h(
+        "div",
+        { class: "stack" },
+        h(
+          "div",
+          { class: "grid grid-2" },
+          dropZone({
+            title: "Thesis",
+            hint: "Drop your thesis here or click to choose (PDF, DOCX, Markdown, HTML, text)",
+            multiple: false,
+            testId: "thesis-input",
+            onFiles: (files) => upload("thesis", files),
+          }),
+          dropZone({
+            title: "Sources",
+            hint: "Drop the PDFs of the cited sources here, as many as you like",
+            multiple: true,
+            testId: "sources-input",
+            onFiles: (files) => upload("source", files),
+          })
+        ),
+        uploadStatus,
+        docsCard
+      ),
+      runCard
+    )
+  );
+  draw();
+  if (!session.documents.every(isSettled)) pollUntilSettled();
+  return () => {
+    if (stopPolling) stopPolling();
+    for (const stop of jobWatchers) stop();
+  };
+}
