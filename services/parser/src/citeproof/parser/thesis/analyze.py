@@ -23,6 +23,10 @@ from citeproof.text.sentences import sentence_index_at, split_sentences
 # Without a reference list, numeric markers above this are more likely numbers than citations.
 MAX_UNLISTED_NUMBER = 300
 
+# A numeric marker naming a number beyond factor x the highest entry number (+ slack) is a value.
+NUMERIC_CEILING_FACTOR = 1.5
+NUMERIC_CEILING_SLACK = 5
+
 _FIRST_NUMBERED_ENTRY = re.compile(r"^[ \t]*\[1\][ \t]+\S", re.MULTILINE)
 
 
@@ -40,6 +44,11 @@ def _body_ranges(length: int, section: Section | None) -> list[tuple[int, int]]:
 
 
 def _keep_marker(marker: Marker, links: list[Reference | None], index: ReferenceIndex) -> bool:
+    if marker.kind == "numeric" and index.by_number:
+        # "[1, 2000]": a number far beyond the list is a value, so the bracket is no citation.
+        ceiling = max(index.by_number) * NUMERIC_CEILING_FACTOR + NUMERIC_CEILING_SLACK
+        if any((item.number or 0) > ceiling for item in marker.items):
+            return False
     if any(link is not None for link in links):
         return True
     if not index.references:

@@ -82,13 +82,21 @@ def _first_sentence(text: str) -> tuple[str, str]:
     return text.strip(), ""
 
 
+_VANCOUVER_AUTHORS = re.compile(
+    r"^(?:[A-Z][\w'’\-]+(?:\s[a-z]+)*(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}(?:,\s*|$))+(?:et al)?$"
+)
+
+
 def _authors_end_without_year(text: str) -> int:
-    """Where an IEEE-style author list ends: the first full stop after a full word."""
+    """Where an IEEE/Vancouver author list ends: the first full stop after a full word, or
+    after the initials of "Smith J, Jones KL."."""
     for match in re.finditer(r"\.(?=\s)", text):
         before = text[: match.start()]
         words = before.split()
         if not words:
             continue
+        if _VANCOUVER_AUTHORS.match(before.strip()):
+            return match.start()
         last = words[-1]
         if is_initial(last + ".") or len(last.strip(".")) < 2:
             continue

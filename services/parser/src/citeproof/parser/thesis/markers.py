@@ -39,7 +39,13 @@ _NAME_CHAR = r"[\w'’\u00c0-\u024f\u0400-\u04ff]"
 # One surname: "Smith", "Jimeno-Yepes", "O'Neil", "van Zuylen", "Daumé", "McDonald".
 _SURNAME = rf"{_PARTICLE}*{_UPPER}{_NAME_CHAR}*(?:-{_UPPER}?{_NAME_CHAR}+)*"
 # An organisation or multi-word name, only inside parentheses: "World Health Organization".
-_ORGANISATION = rf"{_UPPER}[\w\-]*(?:\s+(?:(?:of|for|the|on|de|des|für)\s+)?{_UPPER}[\w\-]*){{1,6}}"
+# Words of an organisation name may wrap onto the next line, but never across a blank line.
+_GAP = r"[ \t]*\n?[ \t]*"
+_ORGANISATION = (
+    rf"{_UPPER}[\w\-]*(?:[ \t]+\n?[ \t]*|\n[ \t]*)(?:(?:of|for|the|on|de|des|für){_GAP}[ \t])?"
+    rf"{_UPPER}[\w\-]*(?:(?:[ \t]+\n?[ \t]*|\n[ \t]*)(?:(?:of|for|the|on|de|des|für)[ \t]+)?"
+    rf"{_UPPER}[\w\-]*){{0,5}}"
+)
 _ET_AL = r"\s+et\s*al\.?"
 _NAME_LIST_BODY = (
     rf"{_SURNAME}(?:{_ET_AL}|(?:,\s*{_SURNAME})*,?\s+(?:and|&|und|y|et)\s+{_SURNAME}"
@@ -262,16 +268,20 @@ def find_narrative_markers(text: str, start: int, end: int) -> list[Marker]:
     for match in _NARRATIVE.finditer(text, start, end):
         names_text = match.group("org") or match.group("names")
         names, et_al = _split_names(names_text)
+        name_start = match.start()
         if match.group("org"):
-            # "In Siegel (2018)" also matches as an organisation; prefer the last name then.
+            # "In Siegel (2018)" also matches as an organisation; keep only the last word then.
             words = names_text.split()
-            names = [names_text] if len(words) > 1 and _looks_organisation(words) else [words[-1]]
+            if _looks_organisation(words):
+                names = [" ".join(words)]
+            else:
+                names = [words[-1]]
+                name_start = match.start("org") + names_text.rindex(words[-1])
         if not _is_author_like(names):
             continue
         items = _year_items(match.group("years"), match.group("rest"))
         if not items or (match.group("rest").strip() and items[0].pinpoint is None):
             continue
-        name_start = match.start()
         markers.append(
             Marker(
                 start=name_start,

@@ -66,7 +66,7 @@ def surname_of(person: str) -> str:
         return tokens[0]
     surname_tokens = [tokens[-1]]
     position = len(tokens) - 2
-    while position > 0 and tokens[position].lower() in SURNAME_PARTICLES:
+    while position >= 0 and tokens[position].lower() in SURNAME_PARTICLES:
         surname_tokens.insert(0, tokens[position])
         position -= 1
     return " ".join(surname_tokens).strip(".")

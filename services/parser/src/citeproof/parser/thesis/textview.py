@@ -98,15 +98,21 @@ def build_view(original: str) -> TextView:
         if (
             char == "-"
             and chars
-            and chars[-1].islower()
+            and chars[-1].isalpha()
             and index + 1 < length
             and original[index + 1] in "\r\n"
         ):
             following = index + 1
             while following < length and original[following] in "\r\n \t":
                 following += 1
-            if following < length and original[following].islower():
+            if following < length and chars[-1].islower() and original[following].islower():
                 # A word hyphenated at the line end: "cita-\ntion" reads "citation".
+                index = following
+                continue
+            if following < length and original[following].isupper():
+                # A compound broken at its own hyphen: "Jimeno-\nYepes" reads "Jimeno-Yepes".
+                chars.append(char)
+                offsets.append(index)
                 index = following
                 continue
         chars.append(char)

@@ -1,0 +1,146 @@
+"""Reference section finding, entry splitting and entry parsing."""
+
+from citeproof.parser.thesis import analyze_thesis
+from citeproof.parser.thesis.fields import parse_entry, split_authors
+from citeproof.parser.thesis.sections import find_reference_section
+
+
+def references(text: str):
+    return analyze_thesis(text, [0]).references
+
+
+def test_bracket_numbered_entries_with_doi_and_arxiv():
+    text = (
+        "Body text [1].\n\nReferences\n"
+        "[1] Y. Abouelnaga, B. Smith, and C. Jones. Distracted driver detection. In ICCV, 2017.\n"
+        "doi:10.1109/ICCV.2017.13.\n"
+        "[2] C. Craye and F. Karray. Driver distraction detection.\n"
+        "arXiv preprint arXiv:1502.00250, 2015.\n"
+        "[3] World Health Organization. Global status report on road safety. WHO, 2018.\n"
+    )
+    refs = references(text)
+    assert [ref.label for ref in refs] == ["1", "2", "3"]
+    first, second, third = refs
+    assert first.authors == ["Abouelnaga", "Smith", "Jones"]
+    assert first.year == 2017
+    assert first.title == "Distracted driver detection"
+    assert first.doi == "10.1109/iccv.2017.13"
+    assert second.arxiv_id == "1502.00250"
+    assert second.year == 2015
+    assert third.authors == ["World Health Organization"]
+    assert text[first.char_start : first.char_end].startswith("[1] Y. Abouelnaga")
+    assert text[third.char_start : third.char_end].endswith("WHO, 2018.")
+
+
+def test_dot_numbered_entries_survive_page_numbers_inside_the_list():
+    text = (
+        "Body.\n\nBibliography\n"
+        "1. Smith J, Jones K. A study of things. Nature. 2019;5:1-3.\n"
+        "2. Lee M. Another study. Science. 2020;7:4-5.\n"
+        "14\n\n"
+        "3. Brown A. Third study of 3. things. Cell. 2021;9:1-2.\n"
+    )
+    refs = references(text)
+    assert [ref.label for ref in refs] == ["1", "2", "3"]
+    assert refs[0].authors == ["Smith", "Jones"]
+    assert [ref.year for ref in refs] == [2019, 2020, 2021]
+
+
+def test_author_year_hanging_entries_acl_style():
+    text = (
+        "Body (Beltagy et al., 2019).\n\nReferences\n"
+        "Riaz Ahmad and Muhammad Tanvir Afzal. 2018. Cad: an algorithm for citation-anchors\n"
+        "detection in research papers. Scientometrics, 117:1405–1423.\n"
+        "Iz Beltagy, Kyle Lo, and Arman Cohan. 2019. SciBERT: A pretrained language\n"
+        "model for scientific text. In Proceedings of the 2019 Conference on\n"
+        "Empirical Methods in Natural Language Processing, pages 3615–3620.\n"
+        "Hal Daumé III. 2007. Frustratingly easy domain adaptation. In ACL.\n"
+        "Nelson F. Liu, Matt Gardner, Yonatan Belinkov, Matthew E. Peters, and Noah A.\n"
+        "Smith. 2019a. Linguistic knowledge and transferability. In NAACL.\n"
+        "Yinhan Liu, Myle Ott, Naman Goyal. 2019b. RoBERTa: A robustly optimized\n"
+        "BERT pretraining approach. arXiv, abs/1907.11692.\n"
+    )
+    refs = references(text)
+    assert [ref.label for ref in refs] == [
+        "Ahmad2018",
+        "Beltagy2019",
+        "Daume2007",
+        "Liu2019a",
+        "Liu2019b",
+    ]
+    assert refs[1].title == "SciBERT: A pretrained language model for scientific text"
+    assert refs[2].authors == ["Daumé"]
+    assert refs[3].year_suffix == "a"
+    assert refs[3].authors[:2] == ["Liu", "Gardner"]
+    assert refs[4].arxiv_id == "1907.11692"
+
+
+def test_apa_entries_with_parenthesised_years():
+    text = (
+        "Body.\n\nReferences\n"
+        "Smith, J. A., & Jones, K. (2020a). Reading habits of scholars. Journal of Reading,\n"
+        "12(3), 45–67. https://doi.org/10.1000/jr.2020.1\n"
+        "Smith, J. A. (2020b). More reading. Journal of Reading, 13(1), 1–2.\n"
+        "O'Neil, C., van der Berg, P., & Müller, T. (2018). Names with particles. Press.\n"
+    )
+    refs = references(text)
+    assert [ref.label for ref in refs] == ["Smith2020a", "Smith2020b", "Oneil2018"]
+    assert refs[0].authors == ["Smith", "Jones"]
+    assert refs[0].doi == "10.1000/jr.2020.1"
+    assert refs[0].title == "Reading habits of scholars"
+    assert refs[2].authors == ["O'Neil", "van der Berg", "Müller"]
+
+
+def test_section_heading_variants_and_end_at_appendix():
+    for heading in ("REFERENCES", "7 References", "Literaturverzeichnis", "Bibliografía"):
+        text = f"Body text.\n\n{heading}\n[1] A. Smith. Title. 2020.\n[2] B. Lee. T. 2021.\n"
+        text += "[3] C. Kim. Third. 2022.\n\nAppendix A: Extra results\nMore [9] text.\n" * 1
+        section = find_reference_section(text)
+        assert section is not None, heading
+        assert text[section.start : section.end].strip().startswith("[1] A. Smith")
+        assert "Appendix" not in text[section.start : section.end]
+
+
+def test_table_of_contents_mention_does_not_hide_the_real_list():
+    text = "Contents\nReferences\n\nIntro text [1]." + " filler" * 50
+    text += "\n\nReferences\n[1] A. Smith. Title of the work. 2020.\n[2] B. Lee. X. 2021.\n"
+    text += "[3] C. Kim. Y. 2022.\n"
+    refs = references(text)
+    assert [ref.label for ref in refs] == ["1", "2", "3"]
+
+
+def test_running_header_inside_the_list_is_ignored():
+    header = "CiteSee: Augmenting Citations CHI 2023, Hamburg"
+    text = f"{header}\nBody [1].\n\n{header}\nMore body [2].\n\nReferences\n"
+    text += "[1] A. Smith. A long title that\n\n"
+    text += f"{header}\ncontinues here. Journal, 2020.\n[2] B. Lee. Other. 2021.\n"
+    text += "[3] C. Kim. Third. 2022.\n"
+    refs = references(text)
+    assert header not in refs[0].raw
+    assert refs[0].raw.endswith("continues here. Journal, 2020.")
+
+
+def test_no_reference_section_is_reported():
+    analysis = analyze_thesis("Just prose with (Smith et al., 2020) in it.", [0])
+    assert analysis.references == []
+    assert any("no reference section" in note for note in analysis.notes)
+    # Without a list only the unmistakable forms count as citations.
+    assert [c.marker_text for c in analysis.citations] == ["(Smith et al., 2020)"]
+
+
+def test_split_authors_forms():
+    assert split_authors("Smith, J., Jones, K., & Lee, M.") == ["Smith", "Jones", "Lee"]
+    assert split_authors("J. Smith, K. Jones and M. Lee") == ["Smith", "Jones", "Lee"]
+    assert split_authors("Vu Ha and Xiang qian Qi") == ["Ha", "Qi"]
+    assert split_authors("Smith J, Jones KL") == ["Smith", "Jones"]
+    assert split_authors("Association for Computing Machinery") == [
+        "Association for Computing Machinery"
+    ]
+
+
+def test_parse_entry_ieee_year_at_end_and_year_suffix():
+    fields = parse_entry("R. Berri and A. G. Silva. A pattern recognition system. Sensors, 2014b.")
+    assert fields.authors == ["Berri", "Silva"]
+    assert (fields.year, fields.year_suffix) == (2014, "b")
+    assert fields.title == "A pattern recognition system"
+    assert fields.venue == "Sensors"
