@@ -1,0 +1,21 @@
+"""Builds the judge backend chosen by settings."""
+
+from __future__ import annotations
+
+from citeproof.contracts.judging import JudgeBackend
+from citeproof.judge.settings import JudgeSettings
+
+
+def build_backend(settings: JudgeSettings) -> JudgeBackend:
+    if settings.backend == "llm":
+        from citeproof.judge.llm import LlmBackend
+
+        return LlmBackend(settings)
+    from citeproof.judge.local import LocalBackend
+
+    return LocalBackend(
+        settings.resolved_local_model_path(),
+        abstain_below=settings.local_abstain_below,
+        max_passages=settings.max_passages,
+        max_passage_chars=settings.max_passage_chars,
+    )

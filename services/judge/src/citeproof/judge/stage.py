@@ -1,0 +1,204 @@
+"""The judge stage: one verdict per judge task, the verdict cache, and run completion.
+
+Everything a task changes commits in the task's completing transaction: the verdict, the
+cache entry, the run's counters and — for whichever task is last, whatever crashed before —
+the run's completion. The run row is updated with a single UPDATE ... RETURNING, so
+concurrent judges serialise on its row lock and exactly one of them sees the final count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import asyncpg
+import msgspec
+
+from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
+from citeproof.judge.quotes import verify_quote
+from citeproof.queue import Stage, TaskContext, TerminalOutcome, notify
+
+STAGE_NAME = "judge"
+JUDGE_CHANNEL = "citeproof_judge"
+EVENTS_CHANNEL = "citeproof_events"
+TERMINAL_RUN_STATUSES = ("completed", "cancelled", "failed")
+
+SELECT_CITATION = """
+SELECT c.claim_text, c.context_text, r.status AS run_status
+FROM citations c JOIN runs r ON r.id = $1
+WHERE c.id = $2 AND r.user_id = $3
+"""
+
+SELECT_EVIDENCE = """
+SELECT rank, text, page, chunk_id, vector_score, bm25_score, fused_score
+FROM evidence WHERE run_id = $1 AND citation_id = $2 ORDER BY rank
+"""
+
+SELECT_CACHED = """
+SELECT label, confidence, rationale, quote, quote_page, backend, model, prompt_version,
+       prompt_tokens, completion_tokens, downgraded_from, downgrade_reason
+FROM verdict_cache WHERE cache_key = $1
+"""
+
+INSERT_CACHE = """
+INSERT INTO verdict_cache (cache_key, label, confidence, rationale, quote, quote_page, backend,
+    model, prompt_version, prompt_tokens, completion_tokens, downgraded_from, downgrade_reason)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+ON CONFLICT (cache_key) DO NOTHING
+"""
+
+# ON CONFLICT: a verdict written by a task whose completion committed is final; nothing can
+# write a second one for the same (run, citation).
+INSERT_VERDICT = """
+INSERT INTO verdicts (run_id, citation_id, label, confidence, rationale, quote, quote_page,
+    backend, model, prompt_version, latency_ms, prompt_tokens, completion_tokens,
+    downgraded_from, downgrade_reason, cached)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+ON CONFLICT (run_id, citation_id) DO NOTHING
+RETURNING label
+"""
+
+COUNT_JUDGED = """
+UPDATE runs SET judged = judged + 1
+WHERE id = $1
+RETURNING judged, tasks_total, status
+"""
+
+# Counts are recomputed from the verdicts themselves (planner-written non-verdicts
+# included), so they can never drift from what the report shows.
+COMPLETE_RUN = """
+UPDATE runs
+SET status = 'completed', finished_at = now(),
+    counts = coalesce((SELECT jsonb_object_agg(label, n)
+                       FROM (SELECT label, count(*) AS n FROM verdicts
+                             WHERE run_id = $1 GROUP BY label) per_label), '{}'::jsonb)
+WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')
+RETURNING id
+"""
+
+
+def cache_key(request: JudgeRequest, backend: JudgeBackend) -> bytes:
+    """Same claim, context, evidence, backend, model and prompt version → same verdict."""
+    material = msgspec.json.encode(
+        [
+            request.claim,
+            request.context or "",
+            [[p.text, p.page] for p in request.passages],
+            backend.name,
+            backend.model,
+            backend.prompt_version,
+        ]
+    )
+    return hashlib.sha256(material).digest()
+
+
+def _verdict_from_row(row: asyncpg.Record) -> Verdict:
+    return Verdict(latency_ms=0.0, **dict(row))
+
+
+async def record_verdict(
+    conn: asyncpg.Connection, run_id: Any, citation_id: int, verdict: Verdict, *, cached: bool
+) -> None:
+    """Write a judge task's verdict, count it, and complete the run if it was the last."""
+    inserted = await conn.fetchval(
+        INSERT_VERDICT, run_id, citation_id, verdict.label, verdict.confidence,
+        verdict.rationale, verdict.quote, verdict.quote_page, verdict.backend, verdict.model,
+        verdict.prompt_version, verdict.latency_ms, verdict.prompt_tokens,
+        verdict.completion_tokens, verdict.downgraded_from, verdict.downgrade_reason, cached,
+    )  # fmt: skip
+    if inserted is None:
+        return
+    progress = await conn.fetchrow(COUNT_JUDGED, run_id)
+    if progress["judged"] >= progress["tasks_total"] and (
+        progress["status"] not in TERMINAL_RUN_STATUSES
+    ):
+        await conn.fetchval(COMPLETE_RUN, run_id)
+    await notify(conn, EVENTS_CHANNEL, str(run_id))
+
+
+class JudgeStage:
+    """Holds the process's backend (built once) and implements the stage's callbacks."""
+
+    def __init__(self, backend: JudgeBackend) -> None:
+        self.backend = backend
+
+    def stage(self) -> Stage:
+        return Stage(
+            name=STAGE_NAME,
+            table="judge_tasks",
+            channel=JUDGE_CHANNEL,
+            handler=self.handle,
+            on_terminal=self.on_terminal,
+        )
+
+    async def handle(self, ctx: TaskContext) -> None:
+        run_id, citation_id = ctx.row["run_id"], ctx.row["citation_id"]
+        citation = await ctx.pool.fetchrow(SELECT_CITATION, run_id, citation_id, ctx.row["user_id"])
+        if citation is None or citation["run_status"] in TERMINAL_RUN_STATUSES:
+            return  # cancelled or deleted run: nothing to judge; the runtime completes the row
+        evidence = await ctx.pool.fetch(SELECT_EVIDENCE, run_id, citation_id)
+        passages = [Passage(**dict(row)) for row in evidence]
+        request = JudgeRequest(
+            claim=citation["claim_text"],
+            context=citation["context_text"],
+            passages=passages,
+            citation_key=f"{run_id}:{citation_id}",
+        )
+        key = cache_key(request, self.backend)
+        cached_row = await ctx.pool.fetchrow(SELECT_CACHED, key)
+        if cached_row is not None:
+            verdict, cached = _verdict_from_row(cached_row), True
+        else:
+            verdict = await self.backend.judge(request) if passages else _no_evidence(self.backend)
+            # One rule for every backend: a verdict that asserts something about the source
+            # must quote it verbatim, or it is downgraded (the reason is recorded).
+            verdict, cached = verify_quote(verdict, passages), False
+        async with ctx.complete() as conn:
+            if not cached:
+                await conn.execute(
+                    INSERT_CACHE, key, verdict.label, verdict.confidence, verdict.rationale,
+                    verdict.quote, verdict.quote_page, verdict.backend, verdict.model,
+                    verdict.prompt_version, verdict.prompt_tokens, verdict.completion_tokens,
+                    verdict.downgraded_from, verdict.downgrade_reason,
+                )  # fmt: skip
+            await record_verdict(conn, run_id, citation_id, verdict, cached=cached)
+        ctx.log.info("judge.verdict", label=verdict.label, cached=cached)
+
+    async def on_terminal(
+        self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
+    ) -> None:
+        if outcome.state not in ("failed", "dead"):
+            return
+        # A task that can never be judged must not hold its run back.
+        verdict = Verdict(
+            label="judge_error",
+            confidence=0.0,
+            rationale=f"The judge failed on this citation: {outcome.error_detail or 'unknown'}"[
+                :500
+            ],
+            quote=None,
+            quote_page=None,
+            backend=self.backend.name,
+            model=self.backend.model,
+            prompt_version=self.backend.prompt_version,
+            latency_ms=0.0,
+            prompt_tokens=0,
+            completion_tokens=0,
+        )
+        await record_verdict(conn, row["run_id"], row["citation_id"], verdict, cached=False)
+
+
+def _no_evidence(backend: JudgeBackend) -> Verdict:
+    return Verdict(
+        label="unsupported",
+        confidence=0.5,
+        rationale="No passage of the cited source matched the claim.",
+        quote=None,
+        quote_page=None,
+        backend=backend.name,
+        model=backend.model,
+        prompt_version=backend.prompt_version,
+        latency_ms=0.0,
+        prompt_tokens=0,
+        completion_tokens=0,
+    )
