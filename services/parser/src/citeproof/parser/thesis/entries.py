@@ -13,7 +13,7 @@ import re
 
 import msgspec
 
-from citeproof.parser.thesis.names import SURNAME_PARTICLES
+from citeproof.text.names import SURNAME_PARTICLES
 
 _NUMBER_LABELS = (
     re.compile(r"[ \t]*\[(\d{1,4})\][ \t]*"),

@@ -11,7 +11,7 @@ import re
 
 import msgspec
 
-from citeproof.parser.thesis.names import is_initial, is_organisation, surname_of
+from citeproof.text.names import is_initial, is_organisation, surname_of
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 _ARXIV = re.compile(

@@ -16,6 +16,8 @@ import re
 
 import msgspec
 
+from citeproof.text.names import ORGANISATION_WORDS, name_key
+
 # A numeric range longer than this is not a citation ("[1-1000]" is an interval).
 MAX_RANGE_SPAN = 40
 
@@ -295,8 +297,6 @@ def find_narrative_markers(text: str, start: int, end: int) -> list[Marker]:
 
 
 def _looks_organisation(words: list[str]) -> bool:
-    from citeproof.parser.thesis.names import ORGANISATION_WORDS, name_key
-
     return any(name_key(word) in ORGANISATION_WORDS for word in words)
 
 

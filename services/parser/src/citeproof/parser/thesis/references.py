@@ -5,9 +5,9 @@ from __future__ import annotations
 from citeproof.contracts.thesis import Reference
 from citeproof.parser.thesis.entries import entry_text, split_entries
 from citeproof.parser.thesis.fields import parse_entry
-from citeproof.parser.thesis.names import name_key
 from citeproof.parser.thesis.sections import Section
 from citeproof.parser.thesis.textview import TextView
+from citeproof.text.names import name_key
 
 
 def _author_year_label(authors: list[str], year: int | None, suffix: str | None, raw: str) -> str:

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from citeproof.contracts.thesis import Reference
 from citeproof.parser.thesis.markers import MarkerItem
-from citeproof.parser.thesis.names import is_organisation, name_key, surname_keys
+from citeproof.text.names import is_organisation, name_key, surname_keys
 
 
 class ReferenceIndex:
