@@ -36,7 +36,7 @@ from rapidfuzz import fuzz
 
 from citeproof.contracts.thesis import Reference, ThesisAnalysis
 from citeproof.parser.thesis import analyze_thesis
-from citeproof.parser.thesis.names import name_key, surname_keys
+from citeproof.text.names import name_key, surname_keys
 from citeproof.text.normalize import fold_diacritics
 
 ROOT = Path(__file__).resolve().parent.parent
