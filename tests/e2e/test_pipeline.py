@@ -1,0 +1,58 @@
+"""A user verifies the sample thesis through the real stack: four OS processes, HTTP, Postgres."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .journey import client, report, submit_thesis, wait_for_run
+
+pytestmark = pytest.mark.slow
+
+
+def _expected_by_sentence(expected_path: str) -> dict[tuple[str, str], dict]:
+    expected = json.loads(Path(expected_path).read_text())
+    table = {}
+    for sentence in expected["sentences"]:
+        for citation in sentence["citations"]:
+            table[(sentence["sentence"][:40], citation["reference"])] = citation
+    return table
+
+
+def test_sample_thesis_is_verified_end_to_end(stack_url, api_token, demo_pdfs) -> None:
+    with client(stack_url, api_token) as http:
+        run_id = submit_thesis(
+            http,
+            Path(demo_pdfs["thesis"]),
+            [Path(p) for p in demo_pdfs["sources"]],
+            name="e2e demo",
+        )
+        status = wait_for_run(http, run_id)
+        assert status["status"] == "completed", status
+        body = report(http, run_id).json()
+        markdown = report(http, run_id, "markdown")
+        html = report(http, run_id, "html")
+
+    citations = body["citations"]
+    expected = _expected_by_sentence(demo_pdfs["expected"])
+    # Every (sentence, reference) pair the author wrote is found and judged separately.
+    assert len(citations) == len(expected), [c["claim"][:60] for c in citations]
+    labels = {c["reference"]["label"]: [] for c in citations}
+    for c in citations:
+        labels[c["reference"]["label"]].append(c["verdict"]["label"])
+        assert c["verdict"]["label"], c
+        if c["verdict"]["label"] in ("supported", "partially_supported", "contradicted"):
+            assert c["verdict"]["quote"], c  # asserted verdicts carry a verbatim quote
+            assert c["verdict"]["quote_page"] is not None, c
+    # References [6] and [7] have no uploaded source.
+    assert set(labels["6"]) == {"source_missing"}
+    assert set(labels["7"]) == {"source_missing"}
+    # Everything with an uploaded source was judged, not reported missing.
+    for label, verdicts in labels.items():
+        if label not in ("6", "7"):
+            assert "source_missing" not in verdicts, (label, verdicts)
+    assert body["summary"]["total"] == len(citations)
+    assert markdown.status_code == 200 and "|" in markdown.text
+    assert html.status_code == 200 and "<html" in html.text.lower()
