@@ -18,11 +18,16 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python -m venv /opt/venv \
     && pip install --index-url "${TORCH_INDEX_URL}" "torch==${TORCH_VERSION}"
 WORKDIR /src
-COPY requirements/constraints.txt requirements/constraints.txt
+COPY requirements/constraints.txt requirements/parser-extra.txt requirements/
 COPY shared/ shared/
 COPY services/parser/ services/parser/
 # Non-editable installs: the runtime stage copies only /opt/venv, never the sources.
-RUN pip install --constraint requirements/constraints.txt ./shared ./services/parser
+# unstructured's PDF path imports unstructured-inference, whose declared dependencies drag in
+# layout models and CUDA builds; it goes in with --no-deps next to the few packages its import
+# needs (requirements/parser-extra.txt), the same way `make setup` does it.
+RUN pip install --constraint requirements/constraints.txt ./shared ./services/parser \
+        --requirement requirements/parser-extra.txt \
+    && pip install --constraint requirements/constraints.txt --no-deps unstructured-inference
 
 FROM ${PYTHON_IMAGE} AS runtime
 # tini is PID 1: it forwards SIGTERM so the worker can drain and hand back, and reaps zombies.
