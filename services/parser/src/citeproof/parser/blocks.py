@@ -1,0 +1,39 @@
+"""The format-independent intermediate form: a document as an ordered list of blocks."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import msgspec
+
+HEADING: Final = "heading"
+PARAGRAPH: Final = "paragraph"
+LIST_ITEM: Final = "list_item"
+CAPTION: Final = "caption"
+TABLE: Final = "table"
+
+
+class Block(msgspec.Struct, frozen=True):
+    """One structural element (heading, paragraph, ...) on one page (1-based)."""
+
+    kind: str
+    text: str
+    page: int
+    # True when this block continues the previous one across a page break (a paragraph cut by
+    # the page end): it is joined with a single newline so its sentences are not split there.
+    continues: bool = False
+
+
+class PdfFacts(msgspec.Struct, frozen=True):
+    """What the PDF itself says about its title, authors and dates (metadata dictionary) and
+    the first page's lines with their font size, for layout-based title detection."""
+
+    info: dict[str, str] = {}
+    first_page_lines: list[tuple[str, float]] = []
+
+
+class Extraction(msgspec.Struct, frozen=True):
+    blocks: list[Block]
+    pages: int
+    pdf: PdfFacts | None = None
+    notes: list[str] = []

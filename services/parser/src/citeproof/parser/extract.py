@@ -1,0 +1,112 @@
+"""One file's bytes to a parsed document (text, page offsets, chunks, metadata). Pure and
+synchronous: it runs inside the sandboxed parsing child (see `sandbox`)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from citeproof.contracts.thesis import ThesisAnalysis
+from citeproof.parser.blocks import Block, PdfFacts
+from citeproof.parser.chunking import Chunk, chunk_document
+from citeproof.parser.document import assemble
+from citeproof.parser.errors import (
+    EMPTY_DOCUMENT,
+    NO_TEXT_LAYER,
+    TOO_LARGE,
+    TOO_MANY_PAGES,
+    ParseFailure,
+)
+from citeproof.parser.layout import lines_to_blocks, remove_page_furniture
+from citeproof.parser.metadata import FIRST_PAGE_TEXT_CHARS, DocumentMeta, extract_metadata
+from citeproof.parser.pdf import extract_pdf_pages
+from citeproof.parser.settings import ParserSettings
+from citeproof.parser.sniff import PDF, detect_format, mismatch_note
+from citeproof.parser.tokens import default_counter
+
+
+class ParsedDocument(msgspec.Struct, frozen=True):
+    detected_type: str
+    pages: int
+    text: str
+    page_starts: list[int]
+    chunks: list[Chunk]
+    meta: DocumentMeta
+    notes: list[str] = []
+    # References and citing claims; only for documents uploaded as a thesis.
+    analysis: ThesisAnalysis | None = None
+
+
+def _pdf_blocks(data: bytes, settings: ParserSettings) -> tuple[list[Block], int, PdfFacts]:
+    pages, facts = extract_pdf_pages(data, settings.max_pages, settings.min_chars_per_page)
+    if settings.pdf_engine == "unstructured":
+        from citeproof.parser.unstructured_io import partition_pdf_blocks
+
+        return partition_pdf_blocks(data), len(pages), facts
+    return lines_to_blocks(remove_page_furniture(pages)), len(pages), facts
+
+
+def parse_bytes(
+    data: bytes,
+    filename: str,
+    declared_type: str | None,
+    settings: ParserSettings,
+    *,
+    kind: str = "source",
+) -> ParsedDocument:
+    if not data:
+        raise ParseFailure(EMPTY_DOCUMENT, "The file is empty (0 bytes).")
+    if len(data) > settings.max_file_bytes:
+        raise ParseFailure(
+            TOO_LARGE,
+            f"The file is {len(data) / 1e6:.1f} MB; citeproof accepts files up to "
+            f"{settings.max_file_bytes / 1e6:.0f} MB.",
+        )
+    detected = detect_format(data, filename, declared_type)
+    notes = [note for note in [mismatch_note(filename, declared_type, detected)] if note]
+    facts: PdfFacts | None = None
+    if detected == PDF:
+        blocks, pages, facts = _pdf_blocks(data, settings)
+    else:
+        from citeproof.parser.unstructured_io import partition
+
+        blocks = partition(data, detected, settings)
+        pages = max((block.page for block in blocks), default=1)
+        if pages > settings.max_pages:
+            raise ParseFailure(
+                TOO_MANY_PAGES,
+                f"The document has {pages} pages; citeproof accepts at most {settings.max_pages}.",
+            )
+    if not blocks:
+        if detected == PDF:
+            raise ParseFailure(
+                NO_TEXT_LAYER, "No text could be extracted from the PDF; run OCR on it first."
+            )
+        raise ParseFailure(EMPTY_DOCUMENT, "The document contains no text.")
+    doc = assemble(blocks, pages)
+    if not doc.text.strip():
+        raise ParseFailure(EMPTY_DOCUMENT, "The document contains no text.")
+    chunks = chunk_document(
+        doc,
+        blocks,
+        default_counter(),
+        max_tokens=settings.chunk_max_tokens,
+        min_tokens=settings.chunk_min_tokens,
+    )
+    first_page_end = doc.page_starts[1] if len(doc.page_starts) > 1 else len(doc.text)
+    first_page = doc.text[: min(first_page_end, FIRST_PAGE_TEXT_CHARS)]
+    meta = extract_metadata(facts, blocks, first_page)
+    analysis = None
+    if kind == "thesis":
+        from citeproof.parser.thesis import analyze_thesis
+
+        analysis = analyze_thesis(doc.text, doc.page_starts)
+    return ParsedDocument(
+        detected_type=detected,
+        pages=pages,
+        text=doc.text,
+        page_starts=doc.page_starts,
+        chunks=chunks,
+        meta=meta,
+        notes=notes,
+        analysis=analysis,
+    )

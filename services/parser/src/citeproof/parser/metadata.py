@@ -1,0 +1,135 @@
+"""Title, authors, year and DOI of a parsed document, for linking references to sources.
+
+Sources of evidence, most trusted first: the PDF's own metadata dictionary (when it looks like a
+real title, not "Microsoft Word - draft3.docx"), the first page's layout (the largest type near
+the top is the title; the lines just below it are the authors), and patterns in the first page's
+text (DOI, arXiv identifier, copyright or proceedings year).
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from citeproof.parser.blocks import HEADING, Block, PdfFacts
+
+DOI_PATTERN = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}|\\^`]+)", re.IGNORECASE)
+_DOI_TRAILING = ".,;:)]}'\""
+_ARXIV_ID = re.compile(r"arXiv:\s?(\d{2})(\d{2})\.\d{4,5}(?:v\d+)?", re.IGNORECASE)
+_CONTEXT_YEAR = re.compile(
+    r"(?:©|\(c\)|\bc\b|copyright|proceedings|conference|journal|published|accepted|received|"
+    r"workshop|symposium|transactions|preprint)[^\n]{0,80}?\b((?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
+_PDF_DATE_YEAR = re.compile(r"^D?:?((?:19|20)\d{2})")
+_JUNK_TITLE = re.compile(
+    r"(?:^microsoft (?:word|powerpoint)|\.(?:pdf|docx?|tex|dvi|ps|indd)$|^untitled|^document\d*$|"
+    r"^slide \d|^title$|^paper$|^\W*$)",
+    re.IGNORECASE,
+)
+_NOT_A_NAME = re.compile(
+    r"(?:@|\d|universit|institut|department|school|college|laborator|\blab\b|research|inc\b|"
+    r"corporation|abstract|http|www\.|\.com|\.org|\.edu)",
+    re.IGNORECASE,
+)
+_AUTHOR_SPLIT = re.compile(r"\s*(?:;|,|\band\b|&|\u2217|\*|†|‡|§)\s*")
+_NAME = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w'’\-.]*(?:\s+[A-Za-zÀ-ÿ][\w'’\-.]*){1,4}$")
+MAX_TITLE_CHARS = 300
+MAX_AUTHORS = 40
+# Only the top of page 1 is searched for title/authors (a figure title later on can be larger).
+_FIRST_PAGE_LINES = 40
+FIRST_PAGE_TEXT_CHARS = 5000
+
+
+class DocumentMeta(msgspec.Struct, frozen=True):
+    title: str | None = None
+    authors: list[str] = []
+    year: int | None = None
+    doi: str | None = None
+
+
+def find_doi(text: str) -> str | None:
+    match = DOI_PATTERN.search(text)
+    if match is None:
+        return None
+    return match.group(1).rstrip(_DOI_TRAILING).lower()
+
+
+def _plausible_title(value: str | None) -> str | None:
+    if not value:
+        return None
+    value = " ".join(value.split())
+    if len(value) < 8 or len(value.split()) < 2 or _JUNK_TITLE.search(value):
+        return None
+    return value[:MAX_TITLE_CHARS]
+
+
+def _split_authors(text: str) -> list[str]:
+    names: list[str] = []
+    for part in _AUTHOR_SPLIT.split(text):
+        part = " ".join(part.split()).strip(" .")
+        if part and not _NOT_A_NAME.search(part) and _NAME.match(part) and part not in names:
+            names.append(part)
+    return names[:MAX_AUTHORS]
+
+
+def _layout_title_and_authors(lines: list[tuple[str, float]]) -> tuple[str | None, list[str]]:
+    top = [(text, size) for text, size in lines[:_FIRST_PAGE_LINES] if text]
+    candidates = [
+        size for text, size in top if len(text.split()) >= 2 and re.search(r"[A-Za-z]{3}", text)
+    ]
+    if not candidates:
+        return None, []
+    largest = max(candidates)
+    indices = [i for i, (_, size) in enumerate(top) if abs(size - largest) < 0.5]
+    first = indices[0]
+    last = first
+    # The title may wrap onto following lines of the same size.
+    while last + 1 < len(top) and abs(top[last + 1][1] - largest) < 0.5:
+        last += 1
+    title = _plausible_title(" ".join(text for text, _ in top[first : last + 1]))
+    author_lines: list[str] = []
+    for text, size in top[last + 1 : last + 8]:
+        if size >= largest - 0.5 or re.match(r"(?i)abstract\b", text):
+            break
+        author_lines.append(text)
+    authors: list[str] = []
+    for text in author_lines:
+        found = _split_authors(text)
+        if not found and authors:
+            break  # affiliations start; the author block is over
+        authors.extend(name for name in found if name not in authors)
+    return title, authors[:MAX_AUTHORS]
+
+
+def _year(first_page: str, info: dict[str, str]) -> int | None:
+    arxiv = _ARXIV_ID.search(first_page)
+    if arxiv:
+        return 2000 + int(arxiv.group(1))
+    context = _CONTEXT_YEAR.search(first_page)
+    if context:
+        return int(context.group(1))
+    for key in ("CreationDate", "ModDate"):
+        match = _PDF_DATE_YEAR.match(info.get(key, ""))
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def extract_metadata(
+    pdf: PdfFacts | None, blocks: list[Block], first_page_text: str
+) -> DocumentMeta:
+    info = pdf.info if pdf is not None else {}
+    title = _plausible_title(info.get("Title"))
+    authors = _split_authors(info.get("Author", "")) if info.get("Author") else []
+    if pdf is not None and (title is None or not authors):
+        layout_title, layout_authors = _layout_title_and_authors(pdf.first_page_lines)
+        title = title or layout_title
+        authors = authors or layout_authors
+    if title is None:
+        headings = [block.text for block in blocks[:10] if block.kind == HEADING]
+        title = _plausible_title(headings[0]) if headings else None
+    doi = find_doi(" ".join(info.get(k, "") for k in ("doi", "DOI", "Subject", "Keywords")))
+    doi = doi or find_doi(first_page_text)
+    return DocumentMeta(title=title, authors=authors, year=_year(first_page_text, info), doi=doi)

@@ -1,0 +1,120 @@
+"""PDF text extraction with pypdfium2: lines per page in reading order, plus the PDF's own
+metadata and the first page's font sizes. About 1 ms per page (see ADR 0003 for why this and not
+unstructured's pdfminer path)."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from citeproof.parser.blocks import PdfFacts
+from citeproof.parser.errors import (
+    CORRUPT_FILE,
+    ENCRYPTED,
+    NO_TEXT_LAYER,
+    TOO_MANY_PAGES,
+    ParseFailure,
+)
+
+# pdfium marks a hyphen it removed at a line break with U+FFFE (and sometimes U+0002): dropping
+# the marker rejoins the word exactly as typeset ("litera-" + "ture" -> "literature").
+_SOFT_HYPHENS = re.compile("[\ufffe\u0002\u00ad]")
+# Other control characters come from symbol fonts (bullets, daggers); they become spaces.
+_CONTROLS = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffd\uffff]")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Characters of the first page examined for title detection (the title sits near the top).
+_FIRST_PAGE_CHAR_LIMIT = 4000
+
+
+def _open(data: bytes) -> pdfium.PdfDocument:
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        message = str(exc).lower()
+        if "password" in message or "security" in message:
+            raise ParseFailure(
+                ENCRYPTED,
+                "The PDF is password-protected; remove the password (print to a new PDF) and "
+                "upload it again.",
+            ) from exc
+        raise ParseFailure(
+            CORRUPT_FILE,
+            "The PDF is damaged or incomplete and cannot be opened; re-export or re-download it.",
+        ) from exc
+
+
+def _clean(text: str) -> str:
+    return _CONTROLS.sub(" ", _SOFT_HYPHENS.sub("", text))
+
+
+def _first_page_lines(textpage: pdfium.PdfTextPage) -> list[tuple[str, float]]:
+    """(line text, largest font size on the line) for the top of the first page."""
+    count = min(pdfium_c.FPDFText_CountChars(textpage.raw), _FIRST_PAGE_CHAR_LIMIT)
+    lines: list[tuple[str, float]] = []
+    chars: list[str] = []
+    size = 0.0
+    for index in range(count):
+        char = chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, index))
+        if char in "\r\n":
+            if chars:
+                lines.append((_clean("".join(chars)).strip(), size))
+            chars, size = [], 0.0
+            continue
+        chars.append(char)
+        if not char.isspace():
+            size = max(size, pdfium_c.FPDFText_GetFontSize(textpage.raw, index))
+    if chars:
+        lines.append((_clean("".join(chars)).strip(), size))
+    return [(text, round(size, 1)) for text, size in lines if text]
+
+
+def _metadata(document: pdfium.PdfDocument) -> dict[str, str]:
+    try:
+        info = document.get_metadata_dict(skip_empty=True)
+    except (pdfium.PdfiumError, ctypes.ArgumentError, UnicodeDecodeError):
+        return {}
+    return {key: _clean(value).strip() for key, value in info.items() if value}
+
+
+def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
+    """Lines of every page and the PDF facts. Raises ParseFailure for unusable PDFs."""
+    document = _open(data)
+    try:
+        page_count = len(document)
+        if page_count == 0:
+            raise ParseFailure(CORRUPT_FILE, "The PDF has no pages.")
+        if page_count > max_pages:
+            raise ParseFailure(
+                TOO_MANY_PAGES,
+                f"The PDF has {page_count} pages; citeproof accepts at most {max_pages}. "
+                "Split it or upload only the relevant part.",
+            )
+        pages: list[list[str]] = []
+        first_lines: list[tuple[str, float]] = []
+        visible = 0
+        for index in range(page_count):
+            try:
+                page = document[index]
+                textpage = page.get_textpage()
+                raw = textpage.get_text_range()
+                if index == 0:
+                    first_lines = _first_page_lines(textpage)
+            except pdfium.PdfiumError as exc:
+                raise ParseFailure(
+                    CORRUPT_FILE, f"Page {index + 1} of the PDF is damaged and cannot be read."
+                ) from exc
+            text = _clean(raw)
+            visible += sum(1 for ch in text if not ch.isspace())
+            pages.append(_LINE_BREAK.split(text))
+        if visible < min_chars_per_page * page_count:
+            raise ParseFailure(
+                NO_TEXT_LAYER,
+                "The PDF has no text layer (it looks scanned or consists of images); run OCR on "
+                "it (e.g. ocrmypdf) and upload the result.",
+            )
+        return pages, PdfFacts(info=_metadata(document), first_page_lines=first_lines)
+    finally:
+        document.close()

@@ -1,0 +1,219 @@
+"""Parsing in persistent child processes that are killed and replaced when a file misbehaves.
+
+A pathological file (a PDF whose content stream loops, a decompression bomb that slipped past the
+checks, a segfault in a C library) must not wedge or kill the worker. Each parse runs in a child
+process that stays alive between items (spawning one costs ~4 s of imports; a round trip to a
+warm child costs well under a millisecond plus the pickled payload). On timeout the child is
+SIGKILLed and the next item gets a fresh one; a child that dies on its own is reported as a
+crash. The child's address space is capped so a memory bomb ends in MemoryError, not in the
+kernel's OOM killer choosing the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+import msgspec
+
+from citeproof.parser.errors import PARSER_CRASHED, TIMEOUT, ParseFailure
+from citeproof.parser.settings import ParserSettings
+
+# A child is replaced after this many items so slow leaks in C libraries cannot accumulate.
+CHILD_MAX_ITEMS = 500
+# How long a child may take to import its libraries and answer the first ping.
+CHILD_START_TIMEOUT_S = 120.0
+
+
+def _limit_memory(megabytes: int) -> None:
+    if megabytes <= 0:
+        return
+    limit = megabytes * 1024 * 1024
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def child_main(conn: Connection, settings_raw: bytes) -> None:
+    """Loop of a parsing child: receive (bytes, filename, declared type, kind), send a result."""
+    settings = msgspec.json.decode(settings_raw, type=ParserSettings)
+    os.environ["DO_NOT_TRACK"] = "1"
+    # Imports happen before the memory cap so the cap only has to fit the parsing itself.
+    from citeproof.parser.extract import parse_bytes
+    from citeproof.parser.tokens import default_counter
+    from citeproof.parser.unstructured_io import configure_unstructured
+
+    configure_unstructured()
+    default_counter()
+    _limit_memory(settings.child_memory_mb)
+    conn.send(("ready", None))
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        if request is None:
+            return
+        data, filename, declared_type, kind = request
+        try:
+            parsed = parse_bytes(data, filename, declared_type, settings, kind=kind)
+            conn.send(("ok", msgspec.msgpack.encode(parsed)))
+        except ParseFailure as exc:
+            conn.send(("failure", (exc.code, exc.detail)))
+        except MemoryError:
+            conn.send(
+                (
+                    "failure",
+                    (
+                        "too_large",
+                        "Parsing the file needed more memory than allowed; it is too large or "
+                        "malformed.",
+                    ),
+                )
+            )
+        except Exception as exc:  # reported to the worker, which retries the item
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+class _Child:
+    """A `python -m citeproof.parser.child` process talking over a socket pair.
+
+    A plain subprocess rather than multiprocessing's spawn: it never re-imports the parent's
+    __main__ (a console script, pytest, a bench script) and its lifetime is ours alone.
+    """
+
+    def __init__(self, settings: ParserSettings) -> None:
+        parent_sock, child_sock = socket.socketpair()
+        env = dict(
+            os.environ,
+            DO_NOT_TRACK="1",
+            CITEPROOF_PARSER_CHILD_SETTINGS=msgspec.json.encode(settings).decode(),
+        )
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "citeproof.parser.child", str(child_sock.fileno())],
+            pass_fds=(child_sock.fileno(),),
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+        child_sock.close()
+        self.conn = Connection(parent_sock.detach())
+        self.items = 0
+
+    def kill(self) -> None:
+        with contextlib.suppress(Exception):
+            self.process.kill()
+        with contextlib.suppress(Exception):
+            self.process.wait(timeout=5)
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+
+class ChildCrashed(RuntimeError):
+    """The parsing child died (signal, segfault) without answering; the item is retried."""
+
+
+class ParseSandbox:
+    """A set of warm parsing children, one per concurrent parse."""
+
+    def __init__(self, settings: ParserSettings) -> None:
+        self._settings = settings
+        self._idle: list[_Child] = []
+        self.children_started = 0
+        self.children_killed = 0
+
+    def _spawn(self) -> _Child:
+        self.children_started += 1
+        return _Child(self._settings)
+
+    async def _receive(self, child: _Child, timeout: float) -> Any:
+        def wait() -> Any:
+            if not child.conn.poll(timeout):
+                raise TimeoutError
+            return child.conn.recv()
+
+        return await asyncio.to_thread(wait)
+
+    async def _checkout(self) -> _Child:
+        while self._idle:
+            child = self._idle.pop()
+            if child.alive():
+                return child
+            child.kill()
+        child = self._spawn()
+        try:
+            status, _ = await self._receive(child, CHILD_START_TIMEOUT_S)
+        except (TimeoutError, EOFError, OSError) as exc:
+            child.kill()
+            raise ChildCrashed("the parsing child failed to start") from exc
+        if status != "ready":  # pragma: no cover - protocol guard
+            child.kill()
+            raise ChildCrashed(f"unexpected child greeting {status!r}")
+        return child
+
+    def _release(self, child: _Child) -> None:
+        if child.items >= CHILD_MAX_ITEMS or not child.alive():
+            child.kill()
+        else:
+            self._idle.append(child)
+
+    async def warm_up(self) -> None:
+        """Start one child ahead of the first item (called at worker start)."""
+        self._release(await self._checkout())
+
+    async def parse(self, data: bytes, filename: str, declared_type: str | None, kind: str):
+        from citeproof.parser.extract import ParsedDocument
+
+        child = await self._checkout()
+        started = time.monotonic()
+        try:
+            child.conn.send((data, filename, declared_type, kind))
+            status, payload = await self._receive(child, self._settings.item_timeout_s)
+        except TimeoutError:
+            self.children_killed += 1
+            child.kill()
+            raise ParseFailure(
+                TIMEOUT,
+                f"Parsing did not finish within {self._settings.item_timeout_s:.0f} s; the file "
+                "is too complex or malformed.",
+            ) from None
+        except (EOFError, OSError, BrokenPipeError) as exc:
+            self.children_killed += 1
+            child.kill()
+            raise ChildCrashed(
+                f"the parsing child died after {time.monotonic() - started:.1f} s"
+            ) from exc
+        except BaseException:
+            # Cancelled (drain) mid-parse: the child's answer would arrive out of turn.
+            child.kill()
+            raise
+        child.items += 1
+        self._release(child)
+        if status == "ok":
+            return msgspec.msgpack.decode(payload, type=ParsedDocument)
+        if status == "failure":
+            raise ParseFailure(*payload)
+        raise RuntimeError(f"parsing failed: {payload}")
+
+    def close(self) -> None:
+        for child in self._idle:
+            with contextlib.suppress(Exception):
+                child.conn.send(None)
+            child.kill()
+        self._idle.clear()
+
+
+def crash_failure() -> ParseFailure:
+    return ParseFailure(
+        PARSER_CRASHED,
+        "The parser crashed on this file repeatedly; it is probably malformed.",
+    )

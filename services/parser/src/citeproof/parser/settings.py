@@ -1,0 +1,78 @@
+"""Parser settings. The API imports the size and page caps from here so both sides agree."""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from citeproof.settings import Settings, doc
+
+# 50 MB covers any real paper or thesis PDF (a 300-page thesis with figures is ~20 MB).
+DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
+# Theses reach 300-400 pages; beyond 500 it is a book or a scan dump, not a citing document.
+DEFAULT_MAX_PAGES = 500
+# A 500-page PDF extracts in ~10 s on one core; three times that is a wedged or hostile file.
+DEFAULT_ITEM_TIMEOUT_S = 120.0
+# all-MiniLM-L6-v2 truncates at 256 word pieces; longer chunks would be embedded partially.
+DEFAULT_CHUNK_MAX_TOKENS = 256
+# Chunks shorter than this are merged with their neighbour under the same heading when possible.
+DEFAULT_CHUNK_MIN_TOKENS = 48
+# Uncompressed size allowed for all members of a DOCX together (zip-bomb guard).
+DEFAULT_MAX_UNZIPPED_BYTES = 200 * 1024 * 1024
+# Compression ratio above which a DOCX member is treated as a bomb (real XML is ~5-20x).
+DEFAULT_MAX_ZIP_RATIO = 200
+# Fewer visible characters per page than this on average: the PDF has no usable text layer.
+DEFAULT_MIN_CHARS_PER_PAGE = 20
+# Address space of a parsing child: a hostile file hits MemoryError instead of the OOM killer.
+DEFAULT_CHILD_MEMORY_MB = 4096
+# Staged bytes older than this are NULLed by the safety-net sweep, whatever the item's state.
+DEFAULT_STAGED_TTL_S = 6 * 3600
+DEFAULT_STAGED_TTL_INTERVAL_S = 600
+DEFAULT_EMBED_BATCH = 64
+
+
+class ParserSettings(Settings, frozen=True, kw_only=True):
+    ENV_PREFIX: ClassVar[str] = "CITEPROOF_PARSER_"
+
+    max_file_bytes: Annotated[
+        int, doc("Largest accepted upload per file, in bytes (the API enforces it too).", ge=1)
+    ] = DEFAULT_MAX_FILE_BYTES
+    max_pages: Annotated[
+        int, doc("Most pages a document may have (the API enforces the same cap).", ge=1)
+    ] = DEFAULT_MAX_PAGES
+    item_timeout_s: Annotated[
+        float,
+        doc("Wall-clock limit for parsing one file; the parsing child is killed beyond it.", gt=0),
+    ] = DEFAULT_ITEM_TIMEOUT_S
+    chunk_max_tokens: Annotated[
+        int,
+        doc("Largest chunk in embedding-model word pieces (special tokens included).", ge=32),
+    ] = DEFAULT_CHUNK_MAX_TOKENS
+    chunk_min_tokens: Annotated[
+        int, doc("Chunks below this size are merged with the next one under the same heading.")
+    ] = DEFAULT_CHUNK_MIN_TOKENS
+    max_unzipped_bytes: Annotated[
+        int, doc("Largest total uncompressed size of a DOCX archive (zip-bomb guard).", ge=1)
+    ] = DEFAULT_MAX_UNZIPPED_BYTES
+    max_zip_ratio: Annotated[
+        int, doc("Largest compression ratio of one DOCX member (zip-bomb guard).", ge=1)
+    ] = DEFAULT_MAX_ZIP_RATIO
+    min_chars_per_page: Annotated[
+        int, doc("Average visible characters per page below which a PDF counts as scanned.")
+    ] = DEFAULT_MIN_CHARS_PER_PAGE
+    child_memory_mb: Annotated[
+        int, doc("Address-space limit of a parsing child process in MiB (0 = no limit).", ge=0)
+    ] = DEFAULT_CHILD_MEMORY_MB
+    pdf_engine: Annotated[
+        Literal["pdfium", "unstructured"],
+        doc(
+            "`pdfium`: pypdfium2 text + citeproof's layout rules (fast, see ADR 0003). "
+            "`unstructured`: unstructured's partition_pdf(strategy='fast')."
+        ),
+    ] = "pdfium"
+    embed_batch: Annotated[int, doc("Chunks per embedding call.", ge=1)] = DEFAULT_EMBED_BATCH
+    staged_ttl_s: Annotated[
+        int, doc("Staged upload bytes older than this are NULLed by the safety-net sweep.", ge=60)
+    ] = DEFAULT_STAGED_TTL_S
+    staged_ttl_interval_s: Annotated[int, doc("How often the staged-bytes sweep runs.", ge=1)] = (
+        DEFAULT_STAGED_TTL_INTERVAL_S
+    )

@@ -1,0 +1,177 @@
+"""The `parse` stage: claim a parse item, parse its staged bytes in the sandbox, embed the
+chunks, and store everything in the item's completing transaction.
+
+Bookkeeping that must happen on every terminal transition (succeeded, failed, dead, cancelled)
+lives in `on_terminal`, which the runtime calls inside the transaction of that transition: the
+staged bytes are NULLed, the document and the parse job follow the item, and runs waiting for
+this document are woken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+
+from citeproof.embeddings import get_embedder
+from citeproof.embeddings.base import aembed
+from citeproof.parser.errors import (
+    MISSING_BYTES,
+    ParseFailure,
+)
+from citeproof.parser.sandbox import ChildCrashed, ParseSandbox, crash_failure
+from citeproof.parser.settings import ParserSettings
+from citeproof.parser.store import store_document
+from citeproof.queue import PermanentError, Stage, TaskContext, TerminalOutcome, notify
+from citeproof.settings import load
+
+PARSE_CHANNEL = "citeproof_parse"
+RETRIEVE_CHANNEL = "citeproof_retrieve"
+EVENTS_CHANNEL = "citeproof_events"
+
+# Counters and state of the job in ONE statement: the row lock serialises two parsers finishing
+# the last two items at once, and the second UPDATE re-evaluates on the first one's result.
+_ADVANCE_JOB = """
+UPDATE parse_jobs
+SET succeeded_items = succeeded_items + $2,
+    failed_items = failed_items + $3,
+    state = CASE
+        WHEN succeeded_items + $2 + failed_items + $3 < total_items THEN 'running'
+        WHEN failed_items + $3 = 0 THEN 'succeeded'
+        WHEN succeeded_items + $2 = 0 THEN 'failed'
+        ELSE 'partial' END,
+    finished_at = CASE
+        WHEN succeeded_items + $2 + failed_items + $3 >= total_items THEN now() END
+WHERE id = $1
+RETURNING state
+"""
+
+_FINISH_ITEM = """
+UPDATE parse_items
+SET file_bytes = NULL, error_code = $2, error_detail = $3,
+    finished_at = coalesce(finished_at, now())
+WHERE id = $1
+"""
+
+_FAIL_DOCUMENT = """
+UPDATE documents SET state = 'failed', error_code = $2, error_detail = $3
+WHERE id = $1 AND state <> 'parsed'
+"""
+
+# Planning of a run waits for its documents; a finished document makes it look again now.
+_WAKE_RUNS = """
+UPDATE runs SET run_after = now()
+WHERE state = 'queued' AND status = 'waiting_for_documents' AND $1 = ANY(document_ids)
+RETURNING id
+"""
+
+_INTERNAL_ERROR_DETAIL = (
+    "The parser failed on this file several times in a row (an internal error); try again "
+    "later or re-export the file."
+)
+
+_STAGED_TTL = """
+WITH expired AS (
+    SELECT id FROM parse_items
+    WHERE file_bytes IS NOT NULL AND created_at < now() - make_interval(secs => $1)
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE parse_items AS p SET file_bytes = NULL FROM expired WHERE p.id = expired.id
+"""
+_STAGED_TTL_BATCH = 500
+
+
+class ParseService:
+    """The stage's handler and hooks, holding the per-process sandbox and settings."""
+
+    def __init__(self, settings: ParserSettings | None = None) -> None:
+        self.settings = settings or load(ParserSettings)
+        self.sandbox = ParseSandbox(self.settings)
+
+    def stage(self) -> Stage:
+        return Stage(
+            name="parse",
+            table="parse_items",
+            channel=PARSE_CHANNEL,
+            handler=self.handle,
+            on_terminal=on_terminal,
+        )
+
+    async def handle(self, ctx: TaskContext) -> None:
+        row = ctx.row
+        document = await ctx.pool.fetchrow(
+            "SELECT id, user_id, kind, state FROM documents WHERE id = $1", row["document_id"]
+        )
+        if document is None or document["state"] == "parsed":
+            # Identical bytes of the same user were parsed already (documents are unique by
+            # sha256): completing the item is all there is to do.
+            ctx.log.info("parse.already_parsed", document_id=str(row["document_id"]))
+            return
+        if row["file_bytes"] is None:
+            raise PermanentError(
+                MISSING_BYTES,
+                "The uploaded file is no longer staged (it waited longer than the staging "
+                "limit); upload it again.",
+            )
+        await ctx.pool.execute(
+            "UPDATE parse_jobs SET state = 'running' WHERE id = $1 AND state = 'queued'",
+            row["job_id"],
+        )
+        try:
+            parsed = await self.sandbox.parse(
+                bytes(row["file_bytes"]), row["filename"], row["declared_type"], document["kind"]
+            )
+        except ParseFailure as failure:
+            raise PermanentError(failure.code, failure.detail) from failure
+        except ChildCrashed as crash:
+            if ctx.attempt >= row["max_attempts"]:
+                failure = crash_failure()
+                raise PermanentError(failure.code, failure.detail) from crash
+            raise
+        vectors = await aembed(get_embedder(), [chunk.text for chunk in parsed.chunks])
+        async with ctx.complete() as conn:
+            await store_document(conn, document["id"], document["user_id"], parsed, vectors)
+        ctx.log.info(
+            "parse.stored",
+            document_id=str(document["id"]),
+            pages=parsed.pages,
+            chunks=len(parsed.chunks),
+            type=parsed.detected_type,
+        )
+
+    async def warm_up(self, pool: asyncpg.Pool | None = None) -> None:
+        """Start a parsing child and load the embedder before the first item arrives."""
+        await asyncio.gather(self.sandbox.warm_up(), aembed(get_embedder(), ["warm-up"]))
+
+
+async def on_terminal(
+    conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
+) -> None:
+    failed = outcome.state != "succeeded"
+    code = outcome.error_code if failed else None
+    detail = outcome.error_detail if failed else None
+    if outcome.state == "dead":
+        code = code or "internal_error"
+        detail = _INTERNAL_ERROR_DETAIL
+    elif outcome.state == "cancelled":
+        code = code or "cancelled"
+        detail = detail or "The upload was cancelled."
+    await conn.execute(_FINISH_ITEM, row["id"], code, detail)
+    if failed:
+        await conn.execute(_FAIL_DOCUMENT, row["document_id"], code, detail)
+    await conn.fetchval(_ADVANCE_JOB, row["job_id"], int(not failed), int(failed))
+    woken = await conn.fetch(_WAKE_RUNS, row["document_id"])
+    if woken:
+        await notify(conn, RETRIEVE_CHANNEL)
+
+
+async def expire_staged_bytes(pool: asyncpg.Pool, ttl_s: float) -> int:
+    """Safety net: NULL staged bytes older than the TTL, whatever happened to their item."""
+    total = 0
+    while True:
+        status = await pool.execute(_STAGED_TTL, float(ttl_s), _STAGED_TTL_BATCH)
+        count = int(status.split()[-1])
+        total += count
+        if count < _STAGED_TTL_BATCH:
+            return total
