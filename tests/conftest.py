@@ -9,8 +9,11 @@ afterwards.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -109,3 +112,14 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real data folder {SHARED_DATA} is absent")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def demo_pdfs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The sample thesis and its sources rendered to PDF: {"thesis": path, "sources": [...]}."""
+    out = tmp_path_factory.mktemp("demo-pdfs")
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "samples" / "build.py"), str(out), "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    return json.loads(result.stdout)

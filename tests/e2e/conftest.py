@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
@@ -66,14 +64,3 @@ def api_token(database_url: str) -> str:
 def new_api_token(database_url: str):
     """A factory: a fresh user with a token per call (tenant-isolation scenarios)."""
     return lambda: _new_user_token(database_url)
-
-
-@pytest.fixture(scope="session")
-def demo_pdfs(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """The sample thesis and its sources rendered to PDF: {"thesis": path, "sources": [...]}."""
-    out = tmp_path_factory.mktemp("demo-pdfs")
-    result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "samples" / "build.py"), str(out), "--json"],
-        capture_output=True, text=True, check=True, timeout=120,
-    )  # fmt: skip
-    return json.loads(result.stdout)
