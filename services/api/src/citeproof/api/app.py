@@ -1,0 +1,111 @@
+"""The Litestar application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import asyncpg
+from litestar import Litestar
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.static_files import create_static_files_router
+
+from citeproof.api.documents.controllers import DocumentController
+from citeproof.api.errors import EXCEPTION_HANDLERS
+from citeproof.api.events import EventHub
+from citeproof.api.metrics import ApiMetrics
+from citeproof.api.reports.controllers import ReportController
+from citeproof.api.runs.controllers import RunController
+from citeproof.api.security import provide_caller
+from citeproof.api.sessions.controllers import SessionController
+from citeproof.api.settings import ApiSettings
+from citeproof.api.system.controllers import STATIC_DIR, MeController, SystemController
+from citeproof.db.pool import create_pool, resolve_listen_url
+from citeproof.db.settings import DatabaseSettings
+from citeproof.queue import QueueSettings
+from citeproof.settings import load
+
+API_VERSION = "1.0.0"
+
+
+def _openapi() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="citeproof API",
+        version=API_VERSION,
+        description=(
+            "Citation verification. Authenticate with `Authorization: Bearer <token>` "
+            "(`citeproof tokens create`). Every error is "
+            '`{"status": int, "code": "stable_code", "detail": "human sentence"}`.'
+        ),
+        path="/schema",
+        components=Components(
+            security_schemes={"BearerToken": SecurityScheme(type="http", scheme="bearer")}
+        ),
+        security=[{"BearerToken": []}],
+    )
+
+
+def create_app(
+    settings: ApiSettings | None = None,
+    pool: asyncpg.Pool | None = None,
+    *,
+    db_settings: DatabaseSettings | None = None,
+    queue_settings: QueueSettings | None = None,
+) -> Litestar:
+    """The API. With `pool`, the app uses it and leaves closing it to the caller (tests);
+    without, it opens its own pool on startup and closes it on shutdown."""
+    settings = settings or load(ApiSettings)
+    db_settings = db_settings or load(DatabaseSettings)
+    queue_settings = queue_settings or load(QueueSettings)
+    metrics = ApiMetrics()
+    hub = EventHub(resolve_listen_url(db_settings))
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        owned = pool is None
+        app.state.pool = pool if pool is not None else await create_pool(db_settings)
+        hub.start()
+        try:
+            yield
+        finally:
+            await hub.stop()
+            if owned:
+                await app.state.pool.close()
+
+    def provide_pool(state: State) -> asyncpg.Pool:
+        return state.pool
+
+    app = Litestar(
+        route_handlers=[
+            SystemController,
+            MeController,
+            SessionController,
+            DocumentController,
+            RunController,
+            ReportController,
+            create_static_files_router(
+                path="/static", directories=[STATIC_DIR], include_in_schema=False
+            ),
+        ],
+        dependencies={
+            "pool": Provide(provide_pool, sync_to_thread=False),
+            "caller": Provide(provide_caller),
+            "api_settings": Provide(lambda: settings, sync_to_thread=False, use_cache=True),
+            "worker_stale_s": Provide(
+                lambda: queue_settings.worker_stale_s, sync_to_thread=False, use_cache=True
+            ),
+            "api_metrics": Provide(lambda: metrics, sync_to_thread=False, use_cache=True),
+            "events_hub": Provide(lambda: hub, sync_to_thread=False, use_cache=True),
+        },
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=[lifespan],
+        openapi_config=_openapi(),
+        request_max_body_size=settings.max_json_body_bytes,
+        debug=False,
+    )
+    # Outermost wrapper, so 404s, 405s and errors turned into responses are counted too.
+    app.asgi_handler = metrics.middleware(app.asgi_handler)
+    return app

@@ -1,0 +1,69 @@
+"""Uploads, documents and parse jobs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, delete, get, post
+
+from citeproof.api.deps import CallerDep, PathId, Pool, Settings
+from citeproof.api.documents import services
+from citeproof.api.documents.schemas import DocumentList, JobStatus, UploadAccepted
+from citeproof.api.documents.uploads import read_upload
+from citeproof.api.security import BUCKET_UPLOAD, OPT_RATE_BUCKET
+from citeproof.api.sessions.services import get_session_row
+
+
+class DocumentController(Controller):
+    path = "/v1"
+    tags = ["documents"]
+
+    @post(
+        "/sessions/{session_id:uuid}/documents",
+        status_code=202,
+        summary="Upload one or more documents (multipart: 'files' parts and a 'kind' field)",
+        description=(
+            "multipart/form-data with one or many `files` parts and a `kind` field (`thesis` or "
+            "`source`). Bytes are staged and parsed asynchronously; poll /v1/jobs/{job_id}."
+        ),
+        opt={OPT_RATE_BUCKET: BUCKET_UPLOAD},
+        # The size caps are enforced while streaming (see uploads.py), with their own codes.
+        request_max_body_size=None,
+    )
+    async def upload(
+        self,
+        request: Request[Any, Any, Any],
+        session_id: PathId,
+        caller: CallerDep,
+        pool: Pool,
+        api_settings: Settings,
+    ) -> UploadAccepted:
+        await get_session_row(pool, caller.user_id, session_id)
+        await services.precheck_admission(pool, caller.user_id, api_settings)
+        form = await read_upload(
+            request,
+            max_file_bytes=api_settings.max_file_bytes,
+            max_total_bytes=api_settings.max_staged_bytes,
+            max_files=api_settings.max_files_per_upload,
+        )
+        return await services.stage_upload(pool, caller.user_id, session_id, form, api_settings)
+
+    @get("/sessions/{session_id:uuid}/documents", summary="Documents linked to a session")
+    async def list_documents(
+        self, session_id: PathId, caller: CallerDep, pool: Pool
+    ) -> DocumentList:
+        await get_session_row(pool, caller.user_id, session_id)
+        items = await services.list_session_documents(pool, caller.user_id, session_id)
+        return DocumentList(items=items)
+
+    @delete(
+        "/documents/{document_id:uuid}",
+        status_code=204,
+        summary="Delete a document (409 document_in_use while an unfinished run uses it)",
+    )
+    async def delete_document(self, document_id: PathId, caller: CallerDep, pool: Pool) -> None:
+        await services.delete_document(pool, caller.user_id, document_id)
+
+    @get("/jobs/{job_id:uuid}", summary="Parse-job status with its items")
+    async def get_job(self, job_id: PathId, caller: CallerDep, pool: Pool) -> JobStatus:
+        return await services.get_job(pool, caller.user_id, job_id)

@@ -1,0 +1,270 @@
+"""Document, upload and parse-job queries; every one is scoped by the caller's user id."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+
+from citeproof.api.documents.schemas import (
+    DocumentSummary,
+    JobItem,
+    JobStatus,
+    UploadAccepted,
+    UploadedDocument,
+)
+from citeproof.api.documents.uploads import UploadedFile, UploadForm
+from citeproof.api.errors import ApiError, not_found
+from citeproof.api.rows import to_struct, to_structs
+from citeproof.api.settings import ApiSettings
+
+Conn = asyncpg.Connection | asyncpg.Pool
+
+PARSE_CHANNEL = "citeproof_parse"
+ACTIVE_RUN_STATUSES = ("waiting_for_documents", "planning", "retrieving", "judging")
+
+SESSION_DOCUMENTS_SQL = """
+SELECT d.id, d.filename, s.kind, d.state, d.error_code, d.error_detail, d.title, d.pages
+FROM session_sources s JOIN documents d ON d.id = s.document_id
+WHERE s.session_id = $1 AND d.user_id = $2
+ORDER BY s.kind DESC, s.created_at, d.filename
+"""
+
+
+async def list_session_documents(
+    conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID
+) -> list[DocumentSummary]:
+    return to_structs(DocumentSummary, await conn.fetch(SESSION_DOCUMENTS_SQL, session_id, user_id))
+
+
+async def _active_jobs(conn: Conn, user_id: uuid.UUID) -> int:
+    return await conn.fetchval(
+        "SELECT count(*) FROM parse_jobs WHERE user_id = $1 AND state IN ('queued', 'running')",
+        user_id,
+    )
+
+
+def _too_many_jobs(settings: ApiSettings) -> ApiError:
+    return ApiError(
+        429,
+        "too_many_active_jobs",
+        f"You already have {settings.max_active_parse_jobs} uploads being parsed; wait for one "
+        f"to finish (retry in about {settings.active_jobs_retry_after_s} s).",
+        retry_after=settings.active_jobs_retry_after_s,
+    )
+
+
+async def precheck_admission(pool: asyncpg.Pool, user_id: uuid.UUID, settings: ApiSettings) -> None:
+    """Cheap early refusal before the body is read; `stage_upload` re-checks under a lock."""
+    if await _active_jobs(pool, user_id) >= settings.max_active_parse_jobs:
+        raise _too_many_jobs(settings)
+
+
+async def _check_admission(
+    conn: asyncpg.Connection, user_id: uuid.UUID, upload_bytes: int, settings: ApiSettings
+) -> None:
+    # Locking the user row serialises this user's uploads across API replicas, so two
+    # concurrent uploads cannot both pass the caps (the check and the insert are one unit).
+    await conn.execute("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", user_id)
+    if await _active_jobs(conn, user_id) >= settings.max_active_parse_jobs:
+        raise _too_many_jobs(settings)
+    staged = await conn.fetchval(
+        "SELECT COALESCE(sum(size_bytes), 0) FROM parse_items "
+        "WHERE user_id = $1 AND file_bytes IS NOT NULL",
+        user_id,
+    )
+    if staged + upload_bytes > settings.max_staged_bytes:
+        mib = 1024 * 1024
+        raise ApiError(
+            413,
+            "staged_bytes_limit",
+            f"You have {staged / mib:.1f} MiB waiting to be parsed; with this upload "
+            f"({upload_bytes / mib:.1f} MiB) that would exceed the "
+            f"{settings.max_staged_bytes // mib} MiB limit. Wait for parsing to finish or "
+            "upload fewer files.",
+            retry_after=settings.active_jobs_retry_after_s,
+        )
+
+
+UPSERT_DOCUMENT_SQL = """
+INSERT INTO documents (user_id, sha256, kind, filename, declared_type, size_bytes)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (user_id, sha256) DO UPDATE SET user_id = EXCLUDED.user_id
+RETURNING id, kind, state, filename, (xmax = 0) AS inserted
+"""
+
+HAS_ACTIVE_ITEM_SQL = """
+SELECT EXISTS (SELECT 1 FROM parse_items
+               WHERE document_id = $1 AND state IN ('queued', 'running'))
+"""
+
+INSERT_ITEM_SQL = """
+INSERT INTO parse_items (job_id, user_id, document_id, filename, declared_type, size_bytes,
+                         file_bytes)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+"""
+
+
+async def _stage_file(
+    conn: asyncpg.Connection, user_id: uuid.UUID, kind: str, upload: UploadedFile
+) -> tuple[UploadedDocument, bool]:
+    """Create or reuse the document for these bytes; returns (document, needs a parse item)."""
+    row = await conn.fetchrow(
+        UPSERT_DOCUMENT_SQL,
+        user_id,
+        upload.sha256,
+        kind,
+        upload.filename,
+        upload.content_type,
+        len(upload.data),
+    )
+    document_id, state, needs_parse = row["id"], row["state"], bool(row["inserted"])
+    if not needs_parse:
+        upgraded = kind == "thesis" and row["kind"] != "thesis"
+        if upgraded or state == "failed":
+            # A source re-sent as a thesis needs thesis analysis; a failed document gets a
+            # fresh attempt (a newer parser may read it).
+            await conn.execute(
+                "UPDATE documents SET kind = $2, state = 'pending', error_code = NULL, "
+                "error_detail = NULL WHERE id = $1",
+                document_id,
+                "thesis" if upgraded else row["kind"],
+            )
+            state = "pending"
+            needs_parse = not await conn.fetchval(HAS_ACTIVE_ITEM_SQL, document_id)
+        elif state == "pending":
+            # Already queued by an earlier upload; if that item died, queue it again.
+            needs_parse = not await conn.fetchval(HAS_ACTIVE_ITEM_SQL, document_id)
+    document = UploadedDocument(
+        id=document_id,
+        filename=upload.filename,
+        kind=kind,
+        state=state,
+        duplicate=not bool(row["inserted"]),
+    )
+    return document, needs_parse
+
+
+async def stage_upload(
+    pool: asyncpg.Pool,
+    user_id: uuid.UUID,
+    session_id: uuid.UUID,
+    form: UploadForm,
+    settings: ApiSettings,
+) -> UploadAccepted:
+    """Stage the files, link them to the session and queue their parsing — one transaction."""
+    from citeproof.api.sessions.services import get_session_row
+
+    async with pool.acquire() as conn, conn.transaction():
+        await get_session_row(conn, user_id, session_id, lock=True)
+        await _check_admission(conn, user_id, form.total_bytes, settings)
+        job_id = await conn.fetchval(
+            "INSERT INTO parse_jobs (user_id, session_id) VALUES ($1, $2) RETURNING id",
+            user_id,
+            session_id,
+        )
+        documents: list[UploadedDocument] = []
+        seen: set[bytes] = set()
+        items = 0
+        for upload in form.files:
+            if upload.sha256 in seen:
+                continue  # the same bytes twice in one request: one document
+            seen.add(upload.sha256)
+            document, needs_parse = await _stage_file(conn, user_id, form.kind, upload)
+            documents.append(document)
+            await conn.execute(
+                "INSERT INTO session_sources (session_id, document_id, kind) VALUES ($1, $2, $3) "
+                "ON CONFLICT (session_id, document_id) DO UPDATE SET kind = EXCLUDED.kind",
+                session_id,
+                document.id,
+                form.kind,
+            )
+            if needs_parse:
+                await conn.execute(
+                    INSERT_ITEM_SQL,
+                    job_id,
+                    user_id,
+                    document.id,
+                    upload.filename,
+                    upload.content_type,
+                    len(upload.data),
+                    bytes(upload.data),
+                )
+                items += 1
+        # A job of nothing but duplicates is finished at birth: no worker will touch it.
+        await conn.execute(
+            """UPDATE parse_jobs SET total_items = $2,
+                   state = CASE WHEN $2 = 0 THEN 'succeeded' ELSE state END,
+                   finished_at = CASE WHEN $2 = 0 THEN now() END
+               WHERE id = $1""",
+            job_id,
+            items,
+        )
+        if items:
+            await conn.execute("SELECT pg_notify($1, '')", PARSE_CHANNEL)
+    return UploadAccepted(job_id=job_id, documents=documents)
+
+
+async def get_job(conn: Conn, user_id: uuid.UUID, job_id: uuid.UUID) -> JobStatus:
+    job = await conn.fetchrow(
+        "SELECT id, state, total_items, succeeded_items, failed_items FROM parse_jobs "
+        "WHERE id = $1 AND user_id = $2",
+        job_id,
+        user_id,
+    )
+    if job is None:
+        raise not_found("job")
+    items = await conn.fetch(
+        "SELECT document_id, filename, state, error_code, error_detail FROM parse_items "
+        "WHERE job_id = $1 AND user_id = $2 ORDER BY id",
+        job_id,
+        user_id,
+    )
+    return JobStatus(
+        id=job["id"],
+        state=job["state"],
+        total=job["total_items"],
+        succeeded=job["succeeded_items"],
+        failed=job["failed_items"],
+        items=to_structs(JobItem, items),
+    )
+
+
+async def delete_document(pool: asyncpg.Pool, user_id: uuid.UUID, document_id: uuid.UUID) -> None:
+    async with pool.acquire() as conn, conn.transaction():
+        row = await conn.fetchrow(
+            "SELECT id FROM documents WHERE id = $1 AND user_id = $2 FOR UPDATE",
+            document_id,
+            user_id,
+        )
+        if row is None:
+            raise not_found("document")
+        in_use = await conn.fetchval(
+            """SELECT count(*) FROM runs
+               WHERE user_id = $1 AND status = ANY($3::text[])
+                 AND (thesis_document_id = $2 OR $2 = ANY(document_ids))""",
+            user_id,
+            document_id,
+            list(ACTIVE_RUN_STATUSES),
+        )
+        if in_use:
+            raise ApiError(
+                409,
+                "document_in_use",
+                "This document is part of a run that has not finished; cancel the run or wait "
+                "for it before deleting the document.",
+            )
+        # Chunks, links, parse items and thesis analysis cascade with the document.
+        await conn.execute("DELETE FROM documents WHERE id = $1", document_id)
+
+
+async def get_document(conn: Conn, user_id: uuid.UUID, document_id: uuid.UUID) -> DocumentSummary:
+    row = await conn.fetchrow(
+        "SELECT id, filename, kind, state, error_code, error_detail, title, pages "
+        "FROM documents WHERE id = $1 AND user_id = $2",
+        document_id,
+        user_id,
+    )
+    if row is None:
+        raise not_found("document")
+    return to_struct(DocumentSummary, row)

@@ -1,0 +1,127 @@
+"""The one error shape: `{"status": int, "code": "stable_code", "detail": "human sentence"}`.
+
+Every refusal the API makes — our own, Litestar's validation and routing errors, body-size
+limits and unexpected exceptions — goes through `error_response`, so clients (the web UI,
+the CLI, scripts) branch on `code` and show `detail` without special cases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+from litestar import MediaType, Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+log = structlog.get_logger("citeproof.api")
+
+
+class ErrorBody(msgspec.Struct, frozen=True):
+    status: int
+    code: str
+    detail: str
+
+
+class ApiError(HTTPException):
+    """A refusal with a stable machine-readable code."""
+
+    def __init__(
+        self,
+        status_code: int,
+        code: str,
+        detail: str,
+        *,
+        retry_after: int | None = None,
+    ) -> None:
+        headers = {"Retry-After": str(max(1, int(retry_after)))} if retry_after else None
+        super().__init__(detail=detail, status_code=status_code, headers=headers)
+        self.code = code
+
+
+def not_found(what: str) -> ApiError:
+    # Same answer for "does not exist" and "belongs to someone else": ids are not probes.
+    return ApiError(404, f"{what}_not_found", f"No {what.replace('_', ' ')} with that id.")
+
+
+# Codes for errors raised by Litestar itself, by status.
+_DEFAULT_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "unavailable",
+}
+_DEFAULT_DETAILS = {
+    404: "No such resource.",
+    405: "This method is not allowed on this resource.",
+    413: "The request body is too large.",
+}
+
+
+def error_response(
+    status: int, code: str, detail: str, headers: dict[str, str] | None = None
+) -> Response[Any]:
+    return Response(
+        content=ErrorBody(status=status, code=code, detail=detail),
+        status_code=status,
+        media_type=MediaType.JSON,
+        headers=headers,
+    )
+
+
+def _validation_detail(exc: ValidationException) -> str:
+    extra = exc.extra if isinstance(exc.extra, list) else []
+    parts = []
+    for item in extra[:5]:
+        if isinstance(item, dict):
+            key = item.get("key")
+            message = item.get("message", "")
+            parts.append(f"{key}: {message}" if key else str(message))
+    base = exc.detail or "The request is not valid."
+    return f"{base} ({'; '.join(parts)})" if parts else base
+
+
+def handle_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    status = exc.status_code
+    headers = dict(exc.headers or {})
+    if isinstance(exc, ApiError):
+        return error_response(status, exc.code, exc.detail, headers)
+    code = _DEFAULT_CODES.get(status, "error")
+    if isinstance(exc, ValidationException):
+        # Litestar reports body/parameter validation problems as 400.
+        code = "validation_error"
+        detail = _validation_detail(exc)
+    else:
+        detail = _DEFAULT_DETAILS.get(status) or exc.detail or "The request failed."
+        lowered = (exc.detail or "").lower()
+        if status == 400 and "multipart" in lowered:
+            code = "malformed_multipart"
+        elif status == 400 and ("json" in lowered or "decode" in lowered):
+            code = "malformed_json"
+    if status >= 500:
+        log.error("http.error", status=status, path=request.url.path, error=exc.detail)
+        detail = "Something went wrong on our side; the error has been logged."
+    return error_response(status, code, detail, headers)
+
+
+def handle_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.exception(
+        "http.unexpected_error",
+        method=request.method,
+        route=request.scope.get("path_template") or "",
+        error_type=type(exc).__name__,
+    )
+    return error_response(
+        500, "internal_error", "Something went wrong on our side; the error has been logged."
+    )
+
+
+EXCEPTION_HANDLERS = {HTTPException: handle_http_exception, Exception: handle_unexpected}

@@ -1,0 +1,94 @@
+"""The Markdown report: a summary, one table row per citation, then per-citation details."""
+
+from __future__ import annotations
+
+from citeproof.api.reports.labels import label_name
+from citeproof.api.reports.schemas import Report, ReportCitation
+
+CLAIM_CELL_CHARS = 120
+
+
+def _cell(text: str | None, limit: int | None = None) -> str:
+    """Table-cell safe: one line, pipes escaped, optionally shortened."""
+    value = " ".join((text or "").split())
+    if limit and len(value) > limit:
+        value = value[: limit - 1].rstrip() + "…"
+    return _inert(value).replace("\\", "\\\\").replace("|", "\\|") or "—"
+
+
+def _inert(text: str) -> str:
+    # Markdown renderers pass raw HTML through; source text must never become markup.
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _quote_block(text: str) -> str:
+    return "\n".join(f"> {_inert(line)}" for line in text.splitlines() or [""])
+
+
+def _source_name(citation: ReportCitation) -> str:
+    if citation.source is None:
+        return "—"
+    return citation.source.title or citation.source.filename
+
+
+def render_markdown(report: Report) -> str:
+    thesis = report.thesis
+    lines = [
+        f"# Citation report: {_cell(thesis.title or thesis.filename)}",
+        "",
+        f"- File: `{_cell(thesis.filename)}`",
+        f"- Run: `{report.run.id}` — status **{report.run.status}**",
+        f"- Citations checked: **{report.summary.total}**",
+        "",
+        "## Summary",
+        "",
+        "| verdict | citations |",
+        "|---|---:|",
+    ]
+    lines += [f"| {label_name(label)} | {n} |" for label, n in report.summary.counts.items() if n]
+    lines += [
+        "",
+        "## Citations",
+        "",
+        "| # | marker | claim | source | verdict | confidence | page |",
+        "|---:|---|---|---|---|---:|---:|",
+    ]
+    for c in report.citations:
+        verdict = c.verdict
+        lines.append(
+            f"| {c.ordinal} | {_cell(c.marker)} | {_cell(c.claim, CLAIM_CELL_CHARS)} "
+            f"| {_cell(_source_name(c), 60)} | {label_name(verdict.label if verdict else None)} "
+            f"| {f'{verdict.confidence:.2f}' if verdict else '—'} "
+            f"| {c.page if c.page is not None else '—'} |"
+        )
+    lines += ["", "## Details", ""]
+    for c in report.citations:
+        lines += _details(c)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _details(c: ReportCitation) -> list[str]:
+    verdict = c.verdict
+    out = [
+        f"### {c.ordinal}. {_cell(c.marker)} — {label_name(verdict.label if verdict else None)}",
+        "",
+        f"**Claim** (page {c.page if c.page is not None else '?'}):",
+        "",
+        _quote_block(c.claim),
+        "",
+        f"**Reference** [{_cell(c.reference.label)}]: {_cell(c.reference.raw)}",
+        "",
+        f"**Source:** {_cell(_source_name(c))}",
+        "",
+    ]
+    if verdict is not None:
+        out += [f"**Confidence:** {verdict.confidence:.2f} ({verdict.backend}"
+                f"{' / ' + verdict.model if verdict.model else ''})", ""]  # fmt: skip
+        if verdict.rationale:
+            out += [f"**Why:** {_inert(' '.join(verdict.rationale.split()))}", ""]
+        if verdict.quote:
+            page = f" (page {verdict.quote_page})" if verdict.quote_page is not None else ""
+            out += [f"**Quote{page}:**", "", _quote_block(verdict.quote), ""]
+        if verdict.downgrade_reason:
+            out += [f"**Note:** {_inert(' '.join(verdict.downgrade_reason.split()))}", ""]
+    return out

@@ -1,0 +1,77 @@
+"""Report payload (the JSON format; Markdown and HTML are rendered from the same struct)."""
+
+from __future__ import annotations
+
+import uuid
+
+import msgspec
+
+from citeproof.api.runs.schemas import RunStatus
+
+# Every verdict label, in the order reports list them.
+VERDICT_LABELS = (
+    "supported",
+    "partially_supported",
+    "unsupported",
+    "contradicted",
+    "source_missing",
+    "source_unreadable",
+    "not_checkable",
+    "judge_error",
+)
+# Labels that make `citeproof verify` exit non-zero.
+PROBLEM_LABELS = frozenset({"unsupported", "contradicted"})
+
+
+class ReportThesis(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    title: str | None
+    filename: str
+
+
+class ReportSummary(msgspec.Struct, frozen=True):
+    total: int
+    counts: dict[str, int]
+
+
+class ReportReference(msgspec.Struct, frozen=True):
+    label: str | None
+    raw: str | None
+    title: str | None
+
+
+class ReportSource(msgspec.Struct, frozen=True):
+    document_id: uuid.UUID
+    title: str | None
+    filename: str
+
+
+class ReportVerdict(msgspec.Struct, frozen=True):
+    label: str
+    confidence: float
+    rationale: str
+    quote: str | None
+    quote_page: int | None
+    backend: str
+    model: str
+    downgrade_reason: str | None
+
+
+class ReportCitation(msgspec.Struct, frozen=True):
+    citation_id: int
+    ordinal: int
+    marker: str
+    claim: str
+    context: str | None
+    page: int | None
+    reference: ReportReference
+    source: ReportSource | None
+    # null while the run has not judged this citation yet.
+    verdict: ReportVerdict | None
+
+
+class Report(msgspec.Struct, frozen=True):
+    run: RunStatus
+    thesis: ReportThesis
+    summary: ReportSummary
+    citations: list[ReportCitation]

@@ -1,0 +1,96 @@
+"""Assemble a run's report from citations, references, links, verdicts and documents."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+
+from citeproof.api.reports.schemas import (
+    VERDICT_LABELS,
+    Report,
+    ReportCitation,
+    ReportReference,
+    ReportSource,
+    ReportSummary,
+    ReportThesis,
+    ReportVerdict,
+)
+from citeproof.api.runs.services import get_run_status
+
+CITATIONS_SQL = """
+SELECT c.id AS citation_id, c.ordinal, c.marker_text, c.claim_text, c.context_text, c.page,
+       COALESCE(rf.label, c.reference_label) AS ref_label, rf.raw AS ref_raw,
+       rf.title AS ref_title,
+       sd.id AS source_id, sd.title AS source_title, sd.filename AS source_filename,
+       v.label, v.confidence, v.rationale, v.quote, v.quote_page, v.backend, v.model,
+       v.downgrade_reason
+FROM citations c
+LEFT JOIN "references" rf ON rf.id = c.reference_id
+LEFT JOIN run_reference_links l ON l.run_id = $1 AND l.reference_id = c.reference_id
+LEFT JOIN documents sd ON sd.id = l.document_id AND sd.user_id = $2
+LEFT JOIN verdicts v ON v.run_id = $1 AND v.citation_id = c.id
+WHERE c.document_id = $3
+ORDER BY c.ordinal
+"""
+
+
+def _citation(row: asyncpg.Record) -> ReportCitation:
+    source = None
+    if row["source_id"] is not None:
+        source = ReportSource(
+            document_id=row["source_id"],
+            title=row["source_title"],
+            filename=row["source_filename"],
+        )
+    verdict = None
+    if row["label"] is not None:
+        verdict = ReportVerdict(
+            label=row["label"],
+            confidence=round(float(row["confidence"]), 4),
+            rationale=row["rationale"],
+            quote=row["quote"],
+            quote_page=row["quote_page"],
+            backend=row["backend"],
+            model=row["model"],
+            downgrade_reason=row["downgrade_reason"],
+        )
+    return ReportCitation(
+        citation_id=row["citation_id"],
+        ordinal=row["ordinal"],
+        marker=row["marker_text"],
+        claim=row["claim_text"],
+        context=row["context_text"],
+        page=row["page"],
+        reference=ReportReference(
+            label=row["ref_label"], raw=row["ref_raw"], title=row["ref_title"]
+        ),
+        source=source,
+        verdict=verdict,
+    )
+
+
+async def build_report(
+    pool: asyncpg.Pool, user_id: uuid.UUID, run_id: uuid.UUID, stale_after_s: float
+) -> Report:
+    async with pool.acquire() as conn:
+        # One snapshot, so the summary always matches the rows listed beneath it.
+        async with conn.transaction(isolation="repeatable_read", readonly=True):
+            run = await get_run_status(conn, user_id, run_id, stale_after_s)
+            thesis = await conn.fetchrow(
+                "SELECT id, title, filename FROM documents WHERE id = $1 AND user_id = $2",
+                run.thesis_document_id,
+                user_id,
+            )
+            rows = await conn.fetch(CITATIONS_SQL, run_id, user_id, run.thesis_document_id)
+    citations = [_citation(row) for row in rows]
+    counts = dict.fromkeys(VERDICT_LABELS, 0)
+    for citation in citations:
+        if citation.verdict is not None:
+            counts[citation.verdict.label] = counts.get(citation.verdict.label, 0) + 1
+    return Report(
+        run=run,
+        thesis=ReportThesis(id=thesis["id"], title=thesis["title"], filename=thesis["filename"]),
+        summary=ReportSummary(total=len(citations), counts=counts),
+        citations=citations,
+    )

@@ -1,0 +1,64 @@
+"""Runs: start, status, live progress, cancel."""
+
+from __future__ import annotations
+
+from litestar import Controller, get, post
+from litestar.params import JSONBody
+from litestar.response import ServerSentEvent
+
+from citeproof.api.deps import CallerDep, Hub, PathId, Pool, Settings, StaleAfter
+from citeproof.api.runs import services
+from citeproof.api.runs.schemas import RunAccepted, RunCancelled, RunCreate, RunStatus
+from citeproof.api.runs.stream import progress_events
+from citeproof.api.security import OPT_TOKEN_IN_QUERY
+
+
+class RunController(Controller):
+    path = "/v1"
+    tags = ["runs"]
+
+    @post(
+        "/sessions/{session_id:uuid}/runs",
+        status_code=202,
+        summary="Verify a thesis against the session's sources",
+    )
+    async def create_run(
+        self, session_id: PathId, data: JSONBody[RunCreate], caller: CallerDep, pool: Pool
+    ) -> RunAccepted:
+        run_id = await services.create_run(
+            pool, caller.user_id, session_id, data.thesis_document_id
+        )
+        return RunAccepted(run_id=run_id)
+
+    @get("/runs/{run_id:uuid}", summary="Run status with per-stage progress")
+    async def get_run(
+        self, run_id: PathId, caller: CallerDep, pool: Pool, worker_stale_s: StaleAfter
+    ) -> RunStatus:
+        return await services.get_run_status(pool, caller.user_id, run_id, worker_stale_s)
+
+    @get(
+        "/runs/{run_id:uuid}/events",
+        summary="Server-sent events: `progress` (run status JSON) and `done`",
+        description="Also accepts `?token=` because EventSource cannot send headers.",
+        opt={OPT_TOKEN_IN_QUERY: True},
+    )
+    async def run_events(
+        self,
+        run_id: PathId,
+        caller: CallerDep,
+        pool: Pool,
+        api_settings: Settings,
+        worker_stale_s: StaleAfter,
+        events_hub: Hub,
+    ) -> ServerSentEvent:
+        # Refuse unknown/foreign runs with a normal 404 before the stream starts.
+        await services.get_run_status(pool, caller.user_id, run_id, worker_stale_s)
+        return ServerSentEvent(
+            progress_events(pool, events_hub, caller.user_id, run_id, api_settings, worker_stale_s),
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    @post("/runs/{run_id:uuid}/cancel", status_code=202, summary="Cancel a run")
+    async def cancel_run(self, run_id: PathId, caller: CallerDep, pool: Pool) -> RunCancelled:
+        status = await services.cancel_run(pool, caller.user_id, run_id)
+        return RunCancelled(run_id=run_id, status=status)

@@ -1,0 +1,48 @@
+"""Run payloads."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+import msgspec
+
+
+class RunCreate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    thesis_document_id: uuid.UUID
+
+
+class RunAccepted(msgspec.Struct, frozen=True):
+    run_id: uuid.UUID
+
+
+class StageProgress(msgspec.Struct, frozen=True):
+    done: int
+    total: int
+
+
+class RunProgress(msgspec.Struct, frozen=True):
+    parse: StageProgress
+    retrieve: StageProgress
+    judge: StageProgress
+
+
+class RunStatus(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    # waiting_for_documents | planning | retrieving | judging | completed | cancelled | failed
+    status: str
+    session_id: uuid.UUID
+    thesis_document_id: uuid.UUID
+    created_at: datetime
+    finished_at: datetime | None
+    message: str | None
+    # Workers the run needs and that are not running, e.g. ["parser worker"].
+    waiting_for: list[str]
+    progress: RunProgress
+    # Verdicts so far by label.
+    counts: dict[str, int]
+
+
+class RunCancelled(msgspec.Struct, frozen=True):
+    run_id: uuid.UUID
+    status: str

@@ -1,0 +1,148 @@
+"""Run queries; every one is scoped by the caller's user id."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+
+from citeproof.api.errors import ApiError, not_found
+from citeproof.api.runs.schemas import RunProgress, RunStatus, StageProgress
+from citeproof.api.workers import WAITING_LABELS, live_stages
+
+Conn = asyncpg.Connection | asyncpg.Pool
+
+RETRIEVE_CHANNEL = "citeproof_retrieve"
+EVENTS_CHANNEL = "citeproof_events"
+TERMINAL_STATUSES = frozenset({"completed", "cancelled", "failed"})
+
+CREATE_RUN_SQL = """
+INSERT INTO runs (user_id, session_id, thesis_document_id, document_ids)
+SELECT $1, $2, $3, COALESCE(array_agg(document_id ORDER BY document_id), '{}')
+FROM session_sources WHERE session_id = $2
+RETURNING id
+"""
+
+RUN_SQL = """
+SELECT r.id, r.status, r.state, r.session_id, r.thesis_document_id, r.created_at,
+       r.finished_at, r.message, r.tasks_total, r.retrieved, r.judged, r.document_ids,
+       (SELECT count(*) FROM documents d
+         WHERE d.id = ANY(r.document_ids) AND d.state IN ('parsed', 'failed')) AS parsed,
+       (SELECT count(*) FROM documents d WHERE d.id = ANY(r.document_ids)) AS documents,
+       EXISTS (SELECT 1 FROM parse_items p WHERE p.document_id = ANY(r.document_ids)
+               AND p.state IN ('queued', 'running')) AS parse_pending,
+       EXISTS (SELECT 1 FROM retrieve_tasks t WHERE t.run_id = r.id
+               AND t.state IN ('queued', 'running')) AS retrieve_pending,
+       EXISTS (SELECT 1 FROM judge_tasks t WHERE t.run_id = r.id
+               AND t.state IN ('queued', 'running')) AS judge_pending
+FROM runs r WHERE r.id = $1 AND r.user_id = $2
+"""
+
+COUNTS_SQL = "SELECT label, count(*) AS n FROM verdicts WHERE run_id = $1 GROUP BY label"
+
+
+async def create_run(
+    pool: asyncpg.Pool, user_id: uuid.UUID, session_id: uuid.UUID, thesis_id: uuid.UUID
+) -> uuid.UUID:
+    from citeproof.api.sessions.services import get_session_row
+
+    async with pool.acquire() as conn, conn.transaction():
+        await get_session_row(conn, user_id, session_id, lock=True)
+        thesis = await conn.fetchrow(
+            """SELECT d.kind FROM session_sources s JOIN documents d ON d.id = s.document_id
+               WHERE s.session_id = $1 AND s.document_id = $2 AND d.user_id = $3""",
+            session_id,
+            thesis_id,
+            user_id,
+        )
+        if thesis is None:
+            raise not_found("document")
+        if thesis["kind"] != "thesis":
+            raise ApiError(
+                422,
+                "not_a_thesis",
+                "thesis_document_id names a source document; upload the thesis with kind=thesis.",
+            )
+        run_id = await conn.fetchval(CREATE_RUN_SQL, user_id, session_id, thesis_id)
+        # Delivered on commit: the planner wakes only once the run row is visible.
+        await conn.execute("SELECT pg_notify($1, '')", RETRIEVE_CHANNEL)
+    return run_id
+
+
+def _needed_stages(row: asyncpg.Record) -> list[str]:
+    """The stages that have work queued or expected for this run right now."""
+    if row["status"] in TERMINAL_STATUSES:
+        return []
+    needed = []
+    if row["parse_pending"]:
+        needed.append("parse")
+    if row["status"] in ("waiting_for_documents", "planning") and row["state"] in (
+        "queued",
+        "running",
+    ):
+        needed.append("plan")
+    if row["retrieve_pending"]:
+        needed.append("retrieve")
+    if row["judge_pending"]:
+        needed.append("judge")
+    return needed
+
+
+async def get_run_status(
+    conn: Conn, user_id: uuid.UUID, run_id: uuid.UUID, stale_after_s: float
+) -> RunStatus:
+    row = await conn.fetchrow(RUN_SQL, run_id, user_id)
+    if row is None:
+        raise not_found("run")
+    counts = {r["label"]: r["n"] for r in await conn.fetch(COUNTS_SQL, run_id)}
+    needed = _needed_stages(row)
+    waiting_for: list[str] = []
+    if needed:
+        live = await live_stages(conn, stale_after_s)
+        waiting_for = [WAITING_LABELS[stage] for stage in needed if stage not in live]
+    return RunStatus(
+        id=row["id"],
+        status=row["status"],
+        session_id=row["session_id"],
+        thesis_document_id=row["thesis_document_id"],
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+        message=row["message"],
+        waiting_for=waiting_for,
+        progress=RunProgress(
+            parse=StageProgress(done=row["parsed"], total=row["documents"]),
+            retrieve=StageProgress(done=row["retrieved"], total=row["tasks_total"]),
+            judge=StageProgress(done=row["judged"], total=row["tasks_total"]),
+        ),
+        counts=counts,
+    )
+
+
+async def cancel_run(pool: asyncpg.Pool, user_id: uuid.UUID, run_id: uuid.UUID) -> str:
+    async with pool.acquire() as conn, conn.transaction():
+        row = await conn.fetchrow(
+            "SELECT status FROM runs WHERE id = $1 AND user_id = $2 FOR UPDATE", run_id, user_id
+        )
+        if row is None:
+            raise not_found("run")
+        if row["status"] == "cancelled":
+            return "cancelled"
+        if row["status"] in TERMINAL_STATUSES:
+            raise ApiError(409, "run_finished", f"The run already finished ({row['status']}).")
+        # A queued planning row is withdrawn; a running one is left to its worker, whose
+        # completion sees status='cancelled' (or loses its fence) and stops.
+        await conn.execute(
+            """UPDATE runs SET status = 'cancelled', finished_at = now(),
+                   message = 'Cancelled by the user.',
+                   state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END
+               WHERE id = $1""",
+            run_id,
+        )
+        for table in ("retrieve_tasks", "judge_tasks"):
+            await conn.execute(
+                f"UPDATE {table} SET state = 'cancelled', finished_at = now() "
+                "WHERE run_id = $1 AND state = 'queued'",
+                run_id,
+            )
+        await conn.execute("SELECT pg_notify($1, $2)", EVENTS_CHANNEL, str(run_id))
+    return "cancelled"

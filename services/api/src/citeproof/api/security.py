@@ -1,0 +1,96 @@
+"""Authentication and per-user rate limiting, as the `caller` dependency of every /v1 route.
+
+Handlers never see a token, only the `Caller` it resolves to, and every query they run is
+scoped by `caller.user_id`. The rate limiter keeps one row per admitted request in
+`rate_limit_events` (a sliding window), so any number of API replicas share one limit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import asyncpg
+from litestar import Request
+from litestar.di import NamedDependency
+
+from citeproof.api.errors import ApiError
+from citeproof.api.settings import ApiSettings
+from citeproof.auth import Caller, authenticate
+
+# Route handlers opt into a different bucket or query-string tokens through `opt`.
+OPT_RATE_BUCKET = "rate_bucket"
+OPT_TOKEN_IN_QUERY = "token_in_query"
+BUCKET_API = "api"
+BUCKET_UPLOAD = "upload"
+
+RATE_LIMIT_SQL = """
+WITH pruned AS (
+    DELETE FROM rate_limit_events
+    WHERE user_id = $1 AND bucket = $2 AND at < now() - make_interval(secs => $3)
+), recent AS (
+    SELECT count(*) AS n, min(at) AS oldest FROM rate_limit_events
+    WHERE user_id = $1 AND bucket = $2 AND at >= now() - make_interval(secs => $3)
+), admitted AS (
+    INSERT INTO rate_limit_events (user_id, bucket) SELECT $1, $2 FROM recent WHERE n < $4
+    RETURNING 1
+)
+SELECT n < $4 AS admitted,
+       EXTRACT(EPOCH FROM (oldest + make_interval(secs => $3) - clock_timestamp()))::float8
+           AS retry_after
+FROM recent
+"""
+
+
+def _bearer_token(request: Request[Any, Any, Any]) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() == "bearer" and value.strip():
+        return value.strip()
+    if request.route_handler.opt.get(OPT_TOKEN_IN_QUERY):
+        # EventSource cannot send headers, so the progress stream also takes ?token=.
+        return request.query_params.get("token") or None
+    return None
+
+
+async def check_rate_limit(
+    conn: asyncpg.Connection, caller: Caller, bucket: str, limit: int, window_s: int
+) -> None:
+    async with conn.transaction():
+        # Serialise concurrent requests of one user and bucket so the count is exact.
+        await conn.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+            f"ratelimit:{caller.user_id}:{bucket}",
+        )
+        row = await conn.fetchrow(RATE_LIMIT_SQL, caller.user_id, bucket, float(window_s), limit)
+    if not row["admitted"]:
+        retry_after = max(1, math.ceil(row["retry_after"] or window_s))
+        raise ApiError(
+            429,
+            "rate_limited",
+            f"Too many requests: at most {limit} per {window_s} s for this kind of request. "
+            f"Retry in {retry_after} s.",
+            retry_after=retry_after,
+        )
+
+
+async def provide_caller(
+    request: Request[Any, Any, Any],
+    pool: NamedDependency[asyncpg.Pool],
+    api_settings: NamedDependency[ApiSettings],
+) -> Caller:
+    token = _bearer_token(request)
+    if token is None:
+        raise ApiError(401, "unauthorized", "Send an API token as 'Authorization: Bearer <token>'.")
+    async with pool.acquire() as conn:
+        caller = await authenticate(conn, token)
+        if caller is None:
+            raise ApiError(401, "invalid_token", "The API token is unknown or was revoked.")
+        bucket = request.route_handler.opt.get(OPT_RATE_BUCKET, BUCKET_API)
+        limit = (
+            api_settings.rate_limit_uploads
+            if bucket == BUCKET_UPLOAD
+            else api_settings.rate_limit_requests
+        )
+        await check_rate_limit(conn, caller, bucket, limit, api_settings.rate_limit_window_s)
+    return caller

@@ -1,0 +1,55 @@
+"""Session payloads."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated
+
+import msgspec
+
+from citeproof.api.documents.schemas import DocumentSummary
+
+SessionName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+ReferenceLabel = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+
+
+class SessionCreate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: SessionName
+
+
+class SessionOut(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    name: str
+    created_at: datetime
+
+
+class SessionList(msgspec.Struct, frozen=True):
+    items: list[SessionOut]
+
+
+class SessionDetail(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    name: str
+    created_at: datetime
+    documents: list[DocumentSummary]
+
+
+class ReferenceOverrideIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    thesis_document_id: uuid.UUID
+    # The reference label as the thesis writes it (`12`, `Smith2020a`).
+    label: ReferenceLabel
+    # The source document that reference cites; null: "no source, report source_missing".
+    document_id: uuid.UUID | None
+
+
+class ReferenceOverrideOut(msgspec.Struct, frozen=True):
+    session_id: uuid.UUID
+    thesis_document_id: uuid.UUID
+    label: str
+    document_id: uuid.UUID | None
+
+
+class ResetSourcesOut(msgspec.Struct, frozen=True):
+    # How many source documents were unlinked from the session (the thesis stays).
+    unlinked: int

@@ -1,0 +1,124 @@
+"""Session queries; every one is scoped by the caller's user id."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+
+from citeproof.api.documents.schemas import DocumentSummary
+from citeproof.api.documents.services import list_session_documents
+from citeproof.api.errors import ApiError, not_found
+from citeproof.api.rows import to_struct, to_structs
+from citeproof.api.sessions.schemas import (
+    ReferenceOverrideIn,
+    ReferenceOverrideOut,
+    SessionDetail,
+    SessionOut,
+)
+
+Conn = asyncpg.Connection | asyncpg.Pool
+
+
+async def create_session(conn: Conn, user_id: uuid.UUID, name: str) -> SessionOut:
+    row = await conn.fetchrow(
+        "INSERT INTO sessions (user_id, name) VALUES ($1, $2) RETURNING id, name, created_at",
+        user_id,
+        name,
+    )
+    return to_struct(SessionOut, row)
+
+
+async def list_sessions(conn: Conn, user_id: uuid.UUID) -> list[SessionOut]:
+    rows = await conn.fetch(
+        "SELECT id, name, created_at FROM sessions WHERE user_id = $1 ORDER BY created_at DESC",
+        user_id,
+    )
+    return to_structs(SessionOut, rows)
+
+
+async def get_session_row(
+    conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID, *, lock: bool = False
+) -> asyncpg.Record:
+    """The session row, or a 404 when it does not exist or is not the caller's."""
+    row = await conn.fetchrow(
+        "SELECT id, name, created_at FROM sessions WHERE id = $1 AND user_id = $2"
+        + (" FOR UPDATE" if lock else ""),
+        session_id,
+        user_id,
+    )
+    if row is None:
+        raise not_found("session")
+    return row
+
+
+async def get_session(conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID) -> SessionDetail:
+    row = await get_session_row(conn, user_id, session_id)
+    documents: list[DocumentSummary] = await list_session_documents(conn, user_id, session_id)
+    return SessionDetail(
+        id=row["id"], name=row["name"], created_at=row["created_at"], documents=documents
+    )
+
+
+async def delete_session(conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID) -> None:
+    # Runs, links and overrides cascade; documents stay (they belong to the user, not the
+    # session, and may be linked to other sessions).
+    deleted = await conn.fetchval(
+        "DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING id", session_id, user_id
+    )
+    if deleted is None:
+        raise not_found("session")
+
+
+async def _document_in_session(
+    conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID, document_id: uuid.UUID
+) -> asyncpg.Record | None:
+    return await conn.fetchrow(
+        """SELECT d.id, d.kind FROM session_sources s JOIN documents d ON d.id = s.document_id
+           WHERE s.session_id = $1 AND s.document_id = $2 AND d.user_id = $3""",
+        session_id,
+        document_id,
+        user_id,
+    )
+
+
+async def put_reference_override(
+    conn: asyncpg.Connection, user_id: uuid.UUID, session_id: uuid.UUID, body: ReferenceOverrideIn
+) -> ReferenceOverrideOut:
+    await get_session_row(conn, user_id, session_id)
+    thesis = await _document_in_session(conn, user_id, session_id, body.thesis_document_id)
+    if thesis is None:
+        raise not_found("document")
+    if thesis["kind"] != "thesis":
+        raise ApiError(422, "not_a_thesis", "thesis_document_id must be a thesis document.")
+    if body.document_id is not None and (
+        await _document_in_session(conn, user_id, session_id, body.document_id) is None
+    ):
+        raise not_found("document")
+    await conn.execute(
+        """INSERT INTO reference_overrides (session_id, thesis_document_id, label, document_id)
+           VALUES ($1, $2, $3, $4)
+           ON CONFLICT (session_id, thesis_document_id, label)
+           DO UPDATE SET document_id = EXCLUDED.document_id, created_at = now()""",
+        session_id,
+        body.thesis_document_id,
+        body.label,
+        body.document_id,
+    )
+    return ReferenceOverrideOut(
+        session_id=session_id,
+        thesis_document_id=body.thesis_document_id,
+        label=body.label,
+        document_id=body.document_id,
+    )
+
+
+async def reset_sources(conn: asyncpg.Connection, user_id: uuid.UUID, session_id: uuid.UUID) -> int:
+    """Unlink every source document from the session — the ONLY code path that deletes
+    session_sources rows (uploads only ever add links). The thesis stays linked."""
+    async with conn.transaction():
+        await get_session_row(conn, user_id, session_id, lock=True)
+        status = await conn.execute(
+            "DELETE FROM session_sources WHERE session_id = $1 AND kind = 'source'", session_id
+        )
+    return int(status.split()[-1])

@@ -1,0 +1,68 @@
+"""API settings (environment variables `CITEPROOF_API_*`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar
+
+from citeproof.settings import Settings, doc
+
+MIB = 1024 * 1024
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_MAX_ACTIVE_PARSE_JOBS = 3
+DEFAULT_MAX_STAGED_BYTES = 120 * MIB
+# A long thesis with figures is ~20 MB; anything far beyond is more likely abuse than a paper.
+DEFAULT_MAX_FILE_BYTES = 50 * MIB
+DEFAULT_MAX_FILES_PER_UPLOAD = 100
+DEFAULT_MAX_JSON_BODY_BYTES = 64 * 1024
+DEFAULT_RATE_LIMIT_WINDOW_S = 60
+DEFAULT_RATE_LIMIT_REQUESTS = 120
+DEFAULT_RATE_LIMIT_UPLOADS = 20
+DEFAULT_ACTIVE_JOBS_RETRY_AFTER_S = 30
+DEFAULT_SSE_SLOW_POLL_S = 3.0
+DEFAULT_SSE_MAX_DURATION_S = 3600
+
+
+class ApiSettings(Settings, frozen=True, kw_only=True):
+    ENV_PREFIX: ClassVar[str] = "CITEPROOF_API_"
+
+    host: Annotated[str, doc("Interface the API listens on (0.0.0.0 in containers).")] = (
+        DEFAULT_HOST
+    )
+    port: Annotated[int, doc("TCP port of the API.", ge=0, le=65535)] = DEFAULT_PORT
+    max_active_parse_jobs: Annotated[
+        int, doc("Parse jobs a user may have queued or running at once (more: 429).", ge=1)
+    ] = DEFAULT_MAX_ACTIVE_PARSE_JOBS
+    max_staged_bytes: Annotated[
+        int,
+        doc("Upload bytes a user may have staged and not yet parsed, this upload included "
+            "(more: 413).", ge=1),
+    ] = DEFAULT_MAX_STAGED_BYTES  # fmt: skip
+    max_file_bytes: Annotated[int, doc("Largest single uploaded file (more: 413).", ge=1)] = (
+        DEFAULT_MAX_FILE_BYTES
+    )
+    max_files_per_upload: Annotated[int, doc("Files in one upload request.", ge=1)] = (
+        DEFAULT_MAX_FILES_PER_UPLOAD
+    )
+    max_json_body_bytes: Annotated[int, doc("Largest JSON request body (more: 413).", ge=1)] = (
+        DEFAULT_MAX_JSON_BODY_BYTES
+    )
+    rate_limit_window_s: Annotated[
+        int, doc("Length of the sliding rate-limit window in seconds.", ge=1)
+    ] = DEFAULT_RATE_LIMIT_WINDOW_S
+    rate_limit_requests: Annotated[
+        int, doc("Requests per user per window (all endpoints except uploads).", ge=1)
+    ] = DEFAULT_RATE_LIMIT_REQUESTS
+    rate_limit_uploads: Annotated[int, doc("Upload requests per user per window.", ge=1)] = (
+        DEFAULT_RATE_LIMIT_UPLOADS
+    )
+    active_jobs_retry_after_s: Annotated[
+        int, doc("Retry-After sent with 429 too_many_active_jobs.", ge=1)
+    ] = DEFAULT_ACTIVE_JOBS_RETRY_AFTER_S
+    sse_slow_poll_s: Annotated[
+        float, doc("Run-progress streams re-read the run at least this often (seconds).", gt=0)
+    ] = DEFAULT_SSE_SLOW_POLL_S
+    sse_max_duration_s: Annotated[
+        int, doc("A progress stream closes after this long; EventSource reconnects.", ge=1)
+    ] = DEFAULT_SSE_MAX_DURATION_S

@@ -1,0 +1,25 @@
+"""Payloads of the operational endpoints."""
+
+from __future__ import annotations
+
+import uuid
+
+import msgspec
+
+
+class Me(msgspec.Struct, frozen=True):
+    user_id: uuid.UUID
+    name: str
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: str
+
+
+class Readiness(msgspec.Struct, frozen=True):
+    # "ready" or "not_ready"
+    status: str
+    database: bool
+    pending_migrations: list[int]
+    # stage -> whether a live worker advertises it (parse, plan, retrieve, judge)
+    workers: dict[str, bool]

@@ -1,0 +1,44 @@
+"""Which pipeline stages have a live worker (from `worker_heartbeats`).
+
+A worker advertises capabilities such as `parse` or `parse:pdf`; a stage counts as served when
+a worker that heartbeated recently and is not draining advertises the stage name or a
+`<stage>:...` refinement of it.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+
+STAGES = ("parse", "plan", "retrieve", "judge")
+
+# What a run status says it is waiting for when a stage has no live worker.
+WAITING_LABELS = {
+    "parse": "parser worker",
+    "plan": "retriever worker (planning)",
+    "retrieve": "retriever worker",
+    "judge": "judge worker",
+}
+
+LIVE_CAPABILITIES_SQL = """
+SELECT DISTINCT split_part(cap, ':', 1) AS stage
+FROM worker_heartbeats, unnest(capabilities) AS cap
+WHERE last_seen > now() - make_interval(secs => $1) AND NOT draining
+"""
+
+LIVE_WORKERS_BY_SERVICE_SQL = """
+SELECT service, count(*) AS n FROM worker_heartbeats
+WHERE last_seen > now() - make_interval(secs => $1) AND NOT draining
+GROUP BY service
+"""
+
+
+async def live_stages(conn: asyncpg.Connection | asyncpg.Pool, stale_after_s: float) -> set[str]:
+    rows = await conn.fetch(LIVE_CAPABILITIES_SQL, float(stale_after_s))
+    return {row["stage"] for row in rows}
+
+
+async def live_workers_by_service(
+    conn: asyncpg.Connection | asyncpg.Pool, stale_after_s: float
+) -> dict[str, int]:
+    rows = await conn.fetch(LIVE_WORKERS_BY_SERVICE_SQL, float(stale_after_s))
+    return {row["service"]: row["n"] for row in rows}
