@@ -18,7 +18,7 @@ export DO_NOT_TRACK := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup test test-unit test-integration lint format demo bench clean-pg
+.PHONY: help setup test test-chaos test-unit test-integration lint format demo constraints
 
 help:
 	@echo "make demo   - start the whole stack on the embedded defaults and verify the sample thesis"
@@ -44,8 +44,13 @@ format: setup
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: setup lint
+# The full suite: lint, offline deploy validation, unit, integration, end-to-end (four service
+# processes), the browser test and a short chaos run. `make test-chaos` is the long chaos suite.
+test: setup lint deploy-check browser-deps
 	$(PY) -m pytest -q -m "not llm and not chaos" tests
+
+test-chaos: setup
+	$(PY) -m pytest -q -m chaos tests/chaos
 
 test-unit: setup
 	$(PY) -m pytest -q tests/unit
