@@ -43,8 +43,7 @@ async def execute(ctx: TaskContext, settings: QueueSettings) -> str:
             outcome = "handed_back"
         elif not ctx.completed:
             # A handler with nothing to hand off may simply return: complete it for it.
-            async with ctx.complete():
-                pass
+            await ctx.complete_now()
     except LeaseLost:
         outcome = "lease_lost"
         log.warning("task.lease_lost")
