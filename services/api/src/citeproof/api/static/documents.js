@@ -17,7 +17,7 @@ export function isSettled(doc) {
 
 function statePill(state) {
   const group = stateGroup(state);
-  const text = group === "done" ? "Parsed" : (state || "queued").replaceAll("_", " ");
+  const text = { done: "Parsed", failed: "Failed", busy: "Parsing" }[group];
   return h("span", { class: `pill pill-state-${group}`, dataset: { state } }, text);
 }
 

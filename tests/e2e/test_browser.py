@@ -1,0 +1,175 @@
+"""The web UI in headless Chromium, against a running stack: sign in, create a session, upload the
+demo thesis and its sources, start a run, watch it complete, and read the report.
+
+Uses the e2e fixtures `stack_url`, `api_token` and `demo_pdfs` (tests/e2e/conftest.py), or,
+to point the test at a stack you started yourself (`citeproof dev`), the environment variables
+CITEPROOF_E2E_URL and CITEPROOF_E2E_TOKEN. Screenshots go to artifacts/; with
+CITEPROOF_UPDATE_DOCS_SCREENSHOT=1 the report screenshot also replaces docs/img/report.png.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.browser.chromium import browser_context, missing_requirement
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO_ROOT / "artifacts"
+DOCS_SCREENSHOT = REPO_ROOT / "docs" / "img" / "report.png"
+UPDATE_DOCS_ENV = "CITEPROOF_UPDATE_DOCS_SCREENSHOT"
+
+# Parsing, retrieval and judging of the demo corpus on two cores; generous so a busy CI machine
+# does not fail the UI test for pipeline speed (speed is measured in bench/, not here).
+RUN_TIMEOUT_MS = 300_000
+PARSE_TIMEOUT_MS = 180_000
+UI_TIMEOUT_MS = 15_000
+
+VERDICT_LABELS = {
+    "supported",
+    "partially_supported",
+    "unsupported",
+    "contradicted",
+    "source_missing",
+    "source_unreadable",
+    "not_checkable",
+    "judge_error",
+}
+
+
+@pytest.fixture(scope="module")
+def ui_stack(request: pytest.FixtureRequest) -> tuple[str, str]:
+    """(base URL, API token) of the stack under test."""
+    url, token = os.environ.get("CITEPROOF_E2E_URL"), os.environ.get("CITEPROOF_E2E_TOKEN")
+    if url and token:
+        return url.rstrip("/"), token
+    return request.getfixturevalue("stack_url").rstrip("/"), request.getfixturevalue("api_token")
+
+
+@pytest.fixture(scope="module")
+def expected(demo_pdfs: dict) -> dict:
+    return json.loads(Path(demo_pdfs["expected"]).read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def page():
+    reason = missing_requirement()
+    if reason:
+        pytest.skip(reason)
+    with browser_context() as context:
+        page = context.new_page()
+        page.set_default_timeout(UI_TIMEOUT_MS)
+        page.errors = []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        yield page
+
+
+def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expected):
+    base_url, token = ui_stack
+    event_streams = []
+    page.on("request", lambda r: "/events" in r.url and event_streams.append(r.url))
+
+    # Sign in: a wrong token is refused with a message, the right one opens the sessions page.
+    page.goto(base_url + "/")
+    page.fill("#token", "cp_not_a_real_token")
+    page.click("form button[type=submit]")
+    page.wait_for_selector(".signin .alert-error:not([hidden])")
+    page.fill("#token", token)
+    page.click("form button[type=submit]")
+    page.wait_for_selector("#session-name")
+    assert page.locator("#user-chip").inner_text().strip()
+
+    # A new session, then the thesis and the sources through the two drop zones' file pickers.
+    session_name = f"Browser test {uuid.uuid4().hex[:6]}"
+    page.fill("#session-name", session_name)
+    page.click("form.new-session button")
+    page.wait_for_selector("[data-testid=thesis-input]", state="attached")
+    assert page.locator("h1").inner_text() == session_name
+    page.set_input_files("[data-testid=thesis-input]", demo_pdfs["thesis"])
+    page.set_input_files("[data-testid=sources-input]", demo_pdfs["sources"])
+
+    documents = len(demo_pdfs["sources"]) + 1
+    page.wait_for_function(
+        """n => {
+            const rows = document.querySelectorAll('#documents tbody tr');
+            return rows.length === n && !document.querySelector('#documents .pill-state-busy');
+        }""",
+        arg=documents,
+        timeout=PARSE_TIMEOUT_MS,
+    )
+    failed = page.locator("#documents tr:has(.pill-state-failed) .doc-name").all_inner_texts()
+    assert failed == [], f"documents failed to parse: {failed}"
+    page.screenshot(path=str(_artifact("session.png")), full_page=True)
+
+    # Start the run and follow it to the end on the live progress page.
+    page.click("#start-run-button")
+    page.wait_for_selector("#run-status-badge")
+    assert page.locator(".stages .stage").count() == 3
+    page.wait_for_selector(
+        "#run-status-badge[data-status=completed], #run-status-badge[data-status=failed]",
+        timeout=RUN_TIMEOUT_MS,
+    )
+    assert page.get_attribute("#run-status-badge", "data-status") == "completed"
+    assert event_streams, "the run page never opened the server-sent-events stream"
+
+    # The report: one card per citation, each with a verdict badge.
+    page.wait_for_selector("#citations .citation")
+    cards = page.locator("#citations .citation")
+    total = cards.count()
+    expected_citations = sum(len(row["citations"]) for row in expected["sentences"])
+    assert total >= expected_citations - 2, f"{total} citations shown, {expected_citations} in text"
+    labels = page.locator("#citations .citation .badge").evaluate_all(
+        "badges => badges.map(b => b.dataset.label)"
+    )
+    assert len(labels) == total
+    assert set(labels) <= VERDICT_LABELS, f"cards without a verdict: {labels}"
+    summary_total = page.locator(".summary-tile .n").first.inner_text()
+    assert int(summary_total) == total
+
+    # References without an uploaded source must read "Source missing" on their claim's card.
+    for row in expected["sentences"]:
+        for citation in row["citations"]:
+            if citation["robust"] and citation["label"] == "source_missing":
+                card = cards.filter(has_text=row["sentence"][:60])
+                assert card.count() >= 1, f"no card for {row['sentence'][:60]!r}"
+                assert card.first.locator(".badge").get_attribute("data-label") == "source_missing"
+                assert card.first.locator("mark.marker").inner_text() == row["marker"]
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.locator("#report").scroll_into_view_if_needed()
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(_artifact("report.png")))
+    page.screenshot(path=str(_artifact("report-full.png")), full_page=True)
+    if os.environ.get(UPDATE_DOCS_ENV) == "1":
+        DOCS_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(_artifact("report.png"), DOCS_SCREENSHOT)
+
+    # Filtering by a verdict shows exactly the cards with that verdict.
+    page.click("[data-filter=source_missing]")
+    shown = page.locator("#citations .citation .badge").evaluate_all(
+        "badges => badges.map(b => b.dataset.label)"
+    )
+    assert shown and set(shown) == {"source_missing"}
+    assert len(shown) == labels.count("source_missing")
+    page.click(".filters .chip >> text=All")
+    assert page.locator("#citations .citation").count() == total
+
+    # The JSON download is the same report the page shows.
+    with page.expect_download() as download_info:
+        page.click("[data-download=json]")
+    downloaded = json.loads(Path(download_info.value.path()).read_text(encoding="utf-8"))
+    assert len(downloaded["citations"]) == total
+
+    assert page.errors == [], f"JavaScript errors on the page: {page.errors}"
+
+
+def _artifact(name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS / name
