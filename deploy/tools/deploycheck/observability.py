@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,30 @@ def referenced_metrics() -> dict[str, set[str]]:
     return {
         name: refs for name, refs in sorted(references.items()) if name.startswith(METRIC_PREFIX)
     }
+
+
+def exported_metric_families(exposition: str) -> set[str]:
+    """Family names a /metrics page declares in its `# TYPE` lines, whether or not a labelled
+    metric has samples yet (prometheus-client lists every registered family). Counters are
+    named with `_total` in both the Prometheus text format and OpenMetrics."""
+    families: set[str] = set()
+    for line in exposition.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[:2] == ["#", "TYPE"]:
+            name, kind = parts[2], parts[3]
+            families.add(
+                f"{name}_total" if kind == "counter" and not name.endswith("_total") else name
+            )
+    return families
+
+
+def unexported_metrics(expositions: Iterable[str]) -> dict[str, set[str]]:
+    """Referenced metrics that none of the given /metrics pages declares, with where each is
+    used. The lead's end-to-end test scrapes every service and asserts this is empty."""
+    exported: set[str] = set()
+    for exposition in expositions:
+        exported |= exported_metric_families(exposition)
+    return {name: refs for name, refs in referenced_metrics().items() if name not in exported}
 
 
 def referenced_label_names() -> set[str]:
