@@ -1,0 +1,128 @@
+"""The citeproof stage-queue runtime under benchmark: a real `Worker` on a queue table with the
+product's claim columns, LISTEN on, a handler that returns at once (the runtime then completes
+the row itself, which is the path every product stage without a hand-off takes)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import asyncpg
+
+from citeproof.db.migrate import apply_migrations
+from citeproof.db.pool import create_pool
+from citeproof.db.settings import DatabaseSettings
+from citeproof.queue import QueueSettings, Stage, TaskContext, Worker, notify
+
+SCHEMA = "bench_citeproof"
+TABLE = f"{SCHEMA}.tasks"
+CHANNEL = "bench_citeproof"
+# Room for the handlers' completions plus the claim loop, heartbeat and sweeper, sized the
+# way `citeproof.queue.serve` sizes a service's pool.
+POOL_HEADROOM = 4
+DRAIN_GRACE_S = 5.0
+
+# The claim columns, checks and indexes of judge_tasks/retrieve_tasks (migrations/0001),
+# without their foreign keys; `payload` carries the benchmark's sequence number.
+DDL = f"""
+CREATE SCHEMA IF NOT EXISTS {SCHEMA};
+CREATE TABLE {TABLE} (
+    id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    payload           text NOT NULL,
+    state             text NOT NULL DEFAULT 'queued'
+                      CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'dead',
+                                       'cancelled')),
+    priority          smallint NOT NULL DEFAULT 0,
+    attempts          integer NOT NULL DEFAULT 0,
+    max_attempts      integer NOT NULL DEFAULT 5,
+    run_after         timestamptz NOT NULL DEFAULT now(),
+    claimed_at        timestamptz,
+    lease_expires_at  timestamptz,
+    worker_id         text,
+    claim_token       uuid,
+    last_error        text,
+    created_at        timestamptz NOT NULL DEFAULT now(),
+    finished_at       timestamptz
+);
+CREATE INDEX ON {TABLE} (priority, run_after) WHERE state = 'queued';
+CREATE INDEX ON {TABLE} (lease_expires_at) WHERE state = 'running';
+CREATE INDEX ON {TABLE} (worker_id) WHERE state = 'running';
+"""
+
+INSERT_ONE = f"INSERT INTO {TABLE} (payload) VALUES ($1)"
+INSERT_MANY = f"INSERT INTO {TABLE} (payload) SELECT unnest($1::text[])"
+UNFINISHED = f"SELECT count(*) FROM {TABLE} WHERE state IN ('queued', 'running')"
+
+
+class CiteproofSystem:
+    name = "citeproof"
+
+    def __init__(self, url: str, concurrency: int, batch_size: int) -> None:
+        self.url = url
+        self.settings = QueueSettings(
+            concurrency=concurrency, batch_size=batch_size, worker_http_port=0
+        ).validate()
+        self.pool: asyncpg.Pool | None = None
+        self.client: asyncpg.Connection | None = None
+        self.worker: Worker | None = None
+
+    def describe(self) -> str:
+        s = self.settings
+        return (
+            f"1 Worker, concurrency={s.concurrency}, batch_size={s.batch_size}, LISTEN on, "
+            f"poll {s.poll_interval_s:g} s, pool {s.concurrency + POOL_HEADROOM}"
+        )
+
+    async def install(self) -> None:
+        # The worker registers itself in worker_heartbeats, which the migrations create.
+        await apply_migrations(self.url)
+        self.pool = await create_pool(
+            DatabaseSettings(url=self.url), max_size=self.settings.concurrency + POOL_HEADROOM
+        )
+        self.client = await asyncpg.connect(self.url)
+        await self.client.execute(DDL)
+
+    async def start(self, on_start: Callable[[int], None]) -> None:
+        async def handle(ctx: TaskContext) -> None:
+            on_start(int(ctx.row["payload"]))
+
+        stage = Stage(name="bench", table=TABLE, channel=CHANNEL, handler=handle)
+        assert self.pool is not None
+        self.worker = Worker(
+            service="bench",
+            stages=[stage],
+            pool=self.pool,
+            listen_url=self.url,
+            settings=self.settings,
+        )
+        await self.worker.start()
+        if self.worker.listener is not None:
+            await self.worker.listener.connected.wait()
+
+    async def stop(self) -> None:
+        if self.worker is not None:
+            await self.worker.drain(DRAIN_GRACE_S)
+            self.worker = None
+
+    async def enqueue_one(self, seq: int) -> None:
+        # The product's hand-off: insert and NOTIFY in one transaction.
+        assert self.client is not None
+        async with self.client.transaction():
+            await self.client.execute(INSERT_ONE, str(seq))
+            await notify(self.client, CHANNEL)
+
+    async def enqueue_many(self, seqs: range) -> None:
+        assert self.client is not None
+        async with self.client.transaction():
+            await self.client.execute(INSERT_MANY, [str(s) for s in seqs])
+            await notify(self.client, CHANNEL)
+
+    async def unfinished(self) -> int:
+        assert self.client is not None
+        return await self.client.fetchval(UNFINISHED)
+
+    async def close(self) -> None:
+        await self.stop()
+        if self.client is not None:
+            await self.client.close()
+        if self.pool is not None:
+            await self.pool.close()
