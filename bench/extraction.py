@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/extraction.py [FOLDER]     # default ../shared/data/papers
 
-For every PDF in FOLDER it extracts the text the way the parser does (``citeproof.parser.partition``
-when present, otherwise pypdfium2 page text), runs ``analyze_thesis`` and counts references and
-markers. Where an S2ORC parse of the same PDF lies beside it (``<name>.s2orc.json``), it scores
+For every PDF in FOLDER it extracts the text the way the parser does
+(``citeproof.parser.extract`` when installed, otherwise raw pypdfium2 page text), runs
+``analyze_thesis`` and counts references and markers. Where an S2ORC parse of the same PDF lies
+beside it (``<name>.s2orc.json``), it scores
 marker detection and marker -> reference linking against the key's ``cite_spans``/``bib_entries``.
 
 Scoring against the key:
@@ -49,14 +50,15 @@ TITLE_MATCH = 85
 
 
 def extract_text(data: bytes, filename: str) -> tuple[str, list[int], str]:
-    """(text, page_starts, source): the parser's extraction when available."""
+    """(text, page_starts, source): the parser's own extraction when it is installed."""
     try:
-        from citeproof.parser.partition import partition_document
+        from citeproof.parser.extract import parse_bytes
+        from citeproof.parser.settings import ParserSettings
     except ImportError:
-        partition_document = None
-    if partition_document is not None:
-        parsed = partition_document(data, filename)
-        return parsed.text, list(parsed.page_starts), "citeproof.parser.partition"
+        parse_bytes = None
+    if parse_bytes is not None:
+        parsed = parse_bytes(data, filename, None, ParserSettings())
+        return parsed.text, list(parsed.page_starts), "citeproof.parser.extract"
     import pypdfium2
 
     pdf = pypdfium2.PdfDocument(data)

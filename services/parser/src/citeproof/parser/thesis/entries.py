@@ -13,18 +13,30 @@ import re
 
 import msgspec
 
-from citeproof.text.names import SURNAME_PARTICLES
+from citeproof.text.names import SURNAME_PARTICLES, is_organisation
 
+# Label styles. A label opens a line, or follows the end of the previous entry on the same line
+# (extractors that join lines into paragraphs merge short entries: "... 2010. [6] C. Craye").
+_LINE_START = r"(?:(?<=\n)|(?<=\A))[ \t]*"
+_AFTER_ENTRY = r"(?:(?<=\n)|(?<=\A)|(?<=[.)\]]\s))[ \t]*"
 _NUMBER_LABELS = (
-    re.compile(r"[ \t]*\[(\d{1,4})\][ \t]*"),
-    re.compile(r"[ \t]*(\d{1,4})\.[ \t]+(?=\S)"),
-    re.compile(r"[ \t]*\((\d{1,4})\)[ \t]*"),
-    re.compile(r"[ \t]*(\d{1,4})[ \t]+(?=[A-Z\u00c0-\u024f])"),
+    # Bracketed labels are distinctive enough to follow any whitespace ("...2532457 [9] Isabel").
+    re.compile(r"(?:(?<=\s)|(?<=\A))\[(\d{1,4})\][ \t]*"),
+    re.compile(
+        _AFTER_ENTRY
+        + r"(\d{1,4})\.[ \t]+(?=[A-Z\u00c0-\u024f])|"
+        + _LINE_START
+        + r"(\d{1,4})\.[ \t]+(?=\S)"
+    ),
+    re.compile(_LINE_START + r"\((\d{1,4})\)[ \t]*"),
+    re.compile(_LINE_START + r"(\d{1,4})[ \t]+(?=[A-Z\u00c0-\u024f])"),
 )
 # Fewer consecutive numbered labels than this is not a numbered list.
 MIN_NUMBERED_ENTRIES = 3
 # An author-year entry's year must appear within this many characters of its start.
 MAX_AUTHOR_BLOCK_CHARS = 700
+# The same for an entry found in the middle of a line (less context, so less room for error).
+MAX_MID_LINE_AUTHOR_BLOCK_CHARS = 600
 # The last entry runs to the section end, but no further than this many median entry lengths.
 MAX_LAST_ENTRY_FACTOR = 3.0
 
@@ -83,21 +95,19 @@ def _is_junk(line: str) -> bool:
     return not stripped or bool(_PAGE_NUMBER_LINE.match(stripped))
 
 
-def _numbered_entries(lines: list[Line]) -> list[tuple[int, int, int]]:
-    """Best run of consecutive labels as (line index, number, body offset), or []."""
+def _numbered_entries(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
+    """Best run of consecutive labels as (label offset, number, body offset), or []."""
     best: list[tuple[int, int, int]] = []
     for pattern in _NUMBER_LABELS:
         run: list[tuple[int, int, int]] = []
         expected: int | None = None
-        for index, line in enumerate(lines):
-            match = pattern.match(line.text)
-            if match is None:
-                continue
-            number = int(match.group(1))
+        for match in pattern.finditer(text, start, end):
+            number = int(next(group for group in match.groups() if group is not None))
             if expected is None and number in (0, 1):
                 expected = number
             if number == expected:
-                run.append((index, number, line.start + match.end()))
+                label_start = match.start() + (len(match.group(0)) - len(match.group(0).lstrip()))
+                run.append((label_start, number, match.end()))
                 expected += 1
         if len(run) > len(best):
             best = run
@@ -117,7 +127,7 @@ def looks_like_author_block(block: str) -> bool:
         # or are acronyms ("UNESCO").
         return False
     # A full word ending a sentence inside the block: it spans the end of another entry.
-    if re.search(r"(?<!\bal)(?<!\bJr)(?<!\bSr)[A-Za-z\u00c0-\u024f]{2}\.\s", block):
+    if re.search(r"(?<!\bal)(?<!\bJr)(?<!\bSr)[A-Za-z\u00c0-\u024f\d]{2}\.\s", block):
         return False
     pieces = [piece for piece in _END_OF_AUTHOR_PIECE.split(block) if piece.strip()]
     if not pieces:
@@ -140,12 +150,21 @@ def looks_like_author_block(block: str) -> bool:
             break
         if capitalised == 0 and piece.strip().lower() not in ("et al.", "others"):
             bad += 1 if number else len(pieces)
+    if re.search(r"\b(?:of|for|the|on|in)\b", block) and not is_organisation(block):
+        # "Findings of EMNLP 2020": connectives belong to organisation names only.
+        return False
     # Long author lists survive a name or two mangled by extraction; the first must be clean.
     return bad <= len(pieces) * MAX_BAD_AUTHOR_SHARE
 
 
-def _author_year_start(text: str, start: int, limit: int) -> bool:
-    match = _AUTHOR_YEAR_HEAD.match(text, start, min(limit, start + MAX_AUTHOR_BLOCK_CHARS))
+def _author_year_start(text: str, start: int, limit: int, strict: bool = False) -> bool:
+    """Does an author list followed by a year start at ``start``?
+
+    ``strict`` (for starts in the middle of a line): the year must close the author list
+    directly, as in "Hal Daumé. 2007." or "Smith, J. (2020).", and the list must be short.
+    """
+    window = MAX_MID_LINE_AUTHOR_BLOCK_CHARS if strict else MAX_AUTHOR_BLOCK_CHARS
+    match = _AUTHOR_YEAR_HEAD.match(text, start, min(limit, start + window))
     if match is None:
         return False
     first = text[start : start + 1]
@@ -191,15 +210,79 @@ def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
     return starts
 
 
+# After the full stop of a word of two or more letters, a number or a bracket - not after an
+# initial ("Alex D. Wade") or "et al.".
+_MID_LINE_CANDIDATE = re.compile(
+    r"(?:(?<=[a-z\u00e0-\u024f\d]{2}\.)|(?<=[A-Z]{2}\.)|(?<=[)\]]\.)|(?<=[)\]]))(?<!\bal\.)[ \t]+"
+    r"(?=[A-Z\u00c0-\u024f]|(?:van|von|de|der|den|du|da|di|la|le)\s)"
+)
+
+
+def _with_mid_line_starts(text: str, starts: list[int], end: int) -> list[int]:
+    """Add entries that begin after the end of another one on the same line or paragraph."""
+    result: list[int] = []
+    for position, entry_start in enumerate(starts):
+        result.append(entry_start)
+        entry_end = starts[position + 1] if position + 1 < len(starts) else end
+        # The entry's own author block and year come first; look for starts after its year.
+        own_head = _AUTHOR_YEAR_HEAD.match(text, entry_start, entry_end)
+        cursor = own_head.end() if own_head else entry_start
+        for candidate in _MID_LINE_CANDIDATE.finditer(text, cursor, entry_end):
+            offset = candidate.end()
+            if offset <= cursor or not _author_year_start(text, offset, entry_end, strict=True):
+                continue
+            result.append(offset)
+            head = _AUTHOR_YEAR_HEAD.match(text, offset, entry_end)
+            cursor = head.end() if head else offset
+    return result
+
+
+# A footnote that page layout dropped into the list: its number glued to its first word.
+_FOOTNOTE_START = re.compile(r"(?<=\s)\d{1,2}(?=[A-Z][a-z]+\s)")
+_BLOCK_BREAK = re.compile(r"\n\s*")
+# A footnote runs over at most this many lines/paragraphs.
+MAX_FOOTNOTE_BLOCKS = 3
+
+
+def mask_footnotes(text: str, start: int, end: int) -> str:
+    """``text`` with footnotes inside ``[start, end)`` blanked out (same length, same offsets).
+
+    A footnote runs from its glued number to the next line that does not read as footnote prose
+    (a line starting with "See", "In", ... continues it).
+    """
+    pieces: list[str] = []
+    cursor = 0
+    for footnote in _FOOTNOTE_START.finditer(text, start, end):
+        if footnote.start() < cursor:
+            continue
+        stop = footnote.start()
+        for _ in range(MAX_FOOTNOTE_BLOCKS):
+            newline = _BLOCK_BREAK.search(text, stop, end)
+            if newline is None:
+                stop = end
+                break
+            stop = newline.end()
+            next_word = text[stop:].split(maxsplit=1)[0].lower() if text[stop:].strip() else ""
+            if next_word not in NOT_ENTRY_START_WORDS:
+                break
+        pieces.append(text[cursor : footnote.start()])
+        pieces.append(re.sub(r"[^\n]", " ", text[footnote.start() : stop]))
+        cursor = stop
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
 def split_entries(text: str, start: int, end: int) -> list[EntrySpan]:
     """Entries of the reference section ``text[start:end]`` (view offsets)."""
-    lines = _lines(text, start, end)
-    numbered = _numbered_entries(lines)
+    numbered = _numbered_entries(text, start, end)
     spans: list[tuple[int, int | None, int]] = []
     if numbered:
-        spans = [(lines[index].start, number, body) for index, number, body in numbered]
+        spans = list(numbered)
     else:
-        spans = [(offset, None, offset) for offset in _author_year_entries(text, lines, end)]
+        lines = _lines(text, start, end)
+        starts = _author_year_entries(text, lines, end)
+        starts = _with_mid_line_starts(text, starts, end)
+        spans = [(offset, None, offset) for offset in starts]
     entries: list[EntrySpan] = []
     for position, (entry_start, number, body_start) in enumerate(spans):
         entry_end = spans[position + 1][0] if position + 1 < len(spans) else end

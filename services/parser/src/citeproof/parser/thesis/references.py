@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from citeproof.contracts.thesis import Reference
-from citeproof.parser.thesis.entries import entry_text, split_entries
+from citeproof.parser.thesis.entries import entry_text, mask_footnotes, split_entries
 from citeproof.parser.thesis.fields import parse_entry
 from citeproof.parser.thesis.sections import Section
 from citeproof.parser.thesis.textview import TextView
@@ -21,8 +21,9 @@ def extract_references(view: TextView, section: Section) -> list[Reference]:
     """Split and parse the entries of ``section``; offsets in the result index the original."""
     references: list[Reference] = []
     used_labels: set[str] = set()
-    for entry in split_entries(view.text, section.start, section.end):
-        body = entry_text(view.text, entry)
+    text = mask_footnotes(view.text, section.start, section.end)
+    for entry in split_entries(text, section.start, section.end):
+        body = entry_text(text, entry)
         if not body:
             continue
         fields = parse_entry(body)

@@ -49,20 +49,29 @@ REFERENCE_HEADINGS = (
 )
 
 _HEADING = re.compile(
-    r"^[ \t]*(?:(?:\d+|[IVXLC]+)\.?[ \t]+)?(?P<name>"
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?(?:(?:\d+|[IVXLC]+)\.?[ \t]+)?(?P<name>"
     + "|".join(re.escape(heading) for heading in sorted(REFERENCE_HEADINGS, key=len, reverse=True))
-    + r")[ \t]*:?[ \t]*$",
+    + r")[ \t]*:?[ \t]*(?:\*\*|__)?[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 
 # Headings that end the reference list when they follow it.
 _SECTION_AFTER = re.compile(
-    r"^[ \t]*(?:(?:[A-Z]|\d+)\.?[ \t]+)?(?:appendix|appendices|supplementary material|"
-    r"supplemental material|supplementary information|anhang|annexe?s?|anexo|"
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:(?:[A-Z]|\d+)\.?[ \t]+)?"
+    r"(?:appendix|appendices|supplementary material|supplemental material|"
+    r"supplementary information|anhang|annexe?s?|anexo|"
     r"list of figures|list of tables|index|acknowledge?ments?|author contributions|"
     r"curriculum vitae)\b.{0,80}$",
     re.IGNORECASE | re.MULTILINE,
 )
+
+
+# An ACL-style appendix heading ("A  Background & Terminology"): a letter and a few words.
+_LETTERED_APPENDIX = re.compile(
+    r"^[ \t]*[A-H](?:\.\d+)?[ \t]+[A-Z][^\n.,:;]{2,50}$(?<=\S)", re.MULTILINE
+)
+# More words than this on such a line is a wrapped title line inside an entry, not a heading.
+MAX_APPENDIX_HEADING_WORDS = 7
 
 
 class Section(msgspec.Struct, frozen=True):
@@ -90,4 +99,8 @@ def find_reference_section(text: str) -> Section | None:
     after = _SECTION_AFTER.search(text, start)
     if after is not None:
         end = after.start()
+    for lettered in _LETTERED_APPENDIX.finditer(text, start, end):
+        if len(lettered.group(0).split()) <= MAX_APPENDIX_HEADING_WORDS:
+            end = lettered.start()
+            break
     return Section(heading_start=chosen.start(), start=start, end=end)

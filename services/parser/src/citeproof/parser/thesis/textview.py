@@ -21,6 +21,8 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 _LOWER_OR_COMMA = re.compile(r"[a-z,;(\-]")
 _CONTINUATION_START = re.compile(r"[a-z(\[]|\d{4}[a-z]?[),;]")
 _PAGE_NUMBER_LINE = re.compile(r"^\d{1,4}$")
+# A block no longer than this that ends without punctuation may be a heading: never joined.
+MAX_HEADING_CHARS = 80
 # A line printed this often at page or block edges is a running header or footer.
 MIN_RUNNING_HEADER_REPEATS = 3
 
@@ -131,12 +133,12 @@ def _join_broken_paragraphs(text: str) -> str:
 
     def replace(match: re.Match[str]) -> str:
         before = text[match.start() - 1] if match.start() > 0 else ""
-        after = text[match.end()] if match.end() < len(text) else ""
+        line_start = text.rfind("\n", 0, match.start()) + 1
         if (
             before
-            and after
             and _LOWER_OR_COMMA.match(before)
             and _CONTINUATION_START.match(text, match.end())
+            and (before in ",;(-" or match.start() - line_start > MAX_HEADING_CHARS)
         ):
             return " " * (match.end() - match.start())
         return match.group(0)
