@@ -1,0 +1,62 @@
+"""Document metadata from PDF info, first-page layout and text patterns."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeproof.parser.blocks import PdfFacts
+from citeproof.parser.extract import parse_bytes
+from citeproof.parser.metadata import extract_metadata, find_doi
+from citeproof.parser.settings import ParserSettings
+
+
+def test_doi_pattern_strips_trailing_punctuation() -> None:
+    assert find_doi("see https://doi.org/10.1145/3544548.3580847.") == "10.1145/3544548.3580847"
+    assert find_doi("DOI: 10.18653/V1/2020.acl-main.447)") == "10.18653/v1/2020.acl-main.447"
+    assert find_doi("no identifier here 10.12/x") is None
+
+
+def test_junk_metadata_titles_fall_back_to_layout() -> None:
+    facts = PdfFacts(
+        info={"Title": "Microsoft Word - draft3.docx", "CreationDate": "D:20190102"},
+        first_page_lines=[
+            ("Preprint under review", 8.0),
+            ("Checking Citations at", 17.2),
+            ("Scale With Retrieval", 17.2),
+            ("Ada Lovelace, Alan Turing and Grace Hopper", 11.0),
+            ("University of Somewhere", 10.0),
+            ("Abstract", 12.0),
+        ],
+    )
+    meta = extract_metadata(facts, [], "Preprint under review")
+    assert meta.title == "Checking Citations at Scale With Retrieval"
+    assert meta.authors == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]
+    assert meta.year == 2019
+
+
+def test_arxiv_identifier_gives_the_year() -> None:
+    meta = extract_metadata(PdfFacts(), [], "arXiv:1706.09498v1 [cs.CV] 29 Jun 2017")
+    assert meta.year == 2017
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "first_author", "year", "doi"),
+    [
+        ("N18-3011.pdf", "Construction of the Literature Graph in Semantic Scholar",
+         "Waleed Ammar", 2018, None),
+        ("2020.acl-main.447.pdf", "S2ORC: The Semantic Scholar Open Research Corpus",
+         "Kyle Lo", 2020, None),
+        ("2302.07302v1.pdf", "CiteSee: Augmenting Citations in Scientific Papers with "
+         "Persistent and Personalized Historical Context", None, 2023, "10.1145/3544548.3580847"),
+    ],
+)  # fmt: skip
+def test_real_papers(shared_data, name, title, first_author, year, doi) -> None:
+    path = shared_data / "papers" / name
+    if not path.is_file():
+        pytest.skip(f"{name} absent")
+    meta = parse_bytes(path.read_bytes(), name, None, ParserSettings()).meta
+    assert meta.title == title
+    if first_author:
+        assert meta.authors[0] == first_author
+    assert meta.year == year
+    assert meta.doi == doi

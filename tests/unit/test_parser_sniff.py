@@ -1,0 +1,63 @@
+"""Format detection by content."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeproof.parser.errors import ParseFailure
+from citeproof.parser.sniff import declared_format, detect_format, mismatch_note
+from tests.unit.test_parser_files import HTML_WITH_SCRIPTS, make_docx, make_pdf, paper_pages
+
+
+def test_pdf_header_may_follow_junk_bytes() -> None:
+    assert detect_format(b"\xef\xbb\xbf  " + make_pdf(paper_pages(1))) == "pdf"
+
+
+def test_docx_is_a_zip_with_a_word_document_part() -> None:
+    assert detect_format(make_docx(["Text."])) == "docx"
+
+
+def test_a_zip_that_is_not_a_word_document_is_unsupported() -> None:
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("data.csv", "a,b\n")
+    with pytest.raises(ParseFailure) as failure:
+        detect_format(out.getvalue(), "paper.docx")
+    assert failure.value.code == "unsupported_type"
+
+
+def test_legacy_word_files_are_named_in_the_error() -> None:
+    with pytest.raises(ParseFailure) as failure:
+        detect_format(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 64, "thesis.doc")
+    assert "legacy Microsoft Office" in failure.value.detail
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (HTML_WITH_SCRIPTS, "html"),
+        (b"<p>One</p><p>Two</p>", "html"),
+        (b"# Title\n\nBody text.", "markdown"),
+        (b"Plain prose. Nothing else.", "text"),
+        ("Café au lait, naïve résumé.".encode("latin-1"), "text"),
+        ("\ufeffUTF-16 text here.".encode("utf-16"), "text"),
+    ],
+)
+def test_text_formats(data: bytes, expected: str) -> None:
+    assert detect_format(data) == expected
+
+
+def test_markdown_by_extension_when_the_text_has_no_markup() -> None:
+    assert detect_format(b"Just prose.", "notes.md") == "markdown"
+
+
+def test_declared_mime_beats_extension_and_mismatch_notes() -> None:
+    assert declared_format("x.bin", "application/pdf; charset=binary") == "pdf"
+    assert declared_format("x.HTM", None) == "html"
+    assert mismatch_note("x.pdf", None, "docx") is not None
+    assert mismatch_note("x.txt", None, "markdown") is None
+    assert mismatch_note("x.pdf", None, "pdf") is None
+    assert mismatch_note("noextension", None, "pdf") is None
