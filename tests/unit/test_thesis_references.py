@@ -144,3 +144,57 @@ def test_parse_entry_ieee_year_at_end_and_year_suffix():
     assert (fields.year, fields.year_suffix) == (2014, "b")
     assert fields.title == "A pattern recognition system"
     assert fields.venue == "Sensors"
+
+
+def test_entries_merged_into_one_paragraph_are_split():
+    # Layout engines that join lines into paragraphs merge short entries.
+    text = (
+        "Body (Daumé, 2007; Culotta et al., 2007).\n\nReferences\n\n"
+        "Aron Culotta, Pallika Kanani, and Robert Hall. 2007. Author disambiguation. "
+        "In IIWeb Workshop. Hal Daumé. 2007. Frustratingly easy domain adaptation. In ACL. "
+        "Dina Demner-Fushman, Willie J. Rogers, and Alan R. Aronson. 2017. MetaMap Lite. "
+        "In JAMIA.\n\n"
+        "Isabelle Augenstein, Mrinal Das, and Andrew D. McCallum.\n\n"
+        "2017. Semeval 2017 task 10. In ACL workshop.\n\n"
+        "Lucy Lu Wang, Alex D. Wade, Kuansan Wang, and Oren Etzioni. 2020. CORD-19. In "
+        "Findings of EMNLP 2020. Xiao Yu and Jiawei Han. 2012. Citation prediction. In SDM.\n"
+    )
+    refs = references(text)
+    assert [ref.label for ref in refs] == [
+        "Culotta2007",
+        "Daume2007",
+        "Demnerfushman2017",
+        "Augenstein2017",
+        "Wang2020",
+        "Yu2012",
+    ]
+    assert refs[3].title == "Semeval 2017 task 10"
+
+
+def test_numbered_labels_run_into_one_paragraph():
+    text = (
+        "Body [2].\n\nREFERENCES [1] 2019. CHI '19: Proceedings. ACM.\n\n"
+        "[2] Rollin Brant. 1990. Assessing proportionality. Biometrics 46, 4 (1990), 1171-1178. "
+        "http://www.jstor.org/stable/2532457 [3] Isabel Cachola and Kyle Lo. 2020. TLDR. In "
+        "FINDINGS.\n"
+    )
+    refs = references(text)
+    assert [ref.label for ref in refs] == ["1", "2", "3"]
+    assert refs[2].authors == ["Cachola", "Lo"]
+
+
+def test_footnote_dropped_into_the_list_is_masked():
+    text = (
+        "Body (Ammar et al., 2018).\n\nReferences\n"
+        "Riaz Ahmad and Muhammad Tanvir Afzal. 2018. Cad: an algorithm. Scientometrics, 117.\n"
+        "Waleed Ammar, Dirk Groeneveld, Chandra Bhagavatula,\n"
+        "19The Kaggle CORD-19 and TREC-COVID competitions.\n"
+        "See Wang et al. (2020) for details.\n"
+        "Kyle Lo, Tyler Murray, and Oren Etzioni. 2018. Construction of the literature graph in\n"
+        "semantic scholar. In NAACL.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [ref.label for ref in analysis.references] == ["Ahmad2018", "Ammar2018"]
+    assert "Kaggle" not in analysis.references[1].raw
+    assert analysis.references[1].authors[-1] == "Etzioni"
+    assert [c.reference_label for c in analysis.citations] == ["Ammar2018"]
