@@ -1,0 +1,257 @@
+"""Word lists and tokenisation for the local judge's lexical features.
+
+Small, hand-written lists: they only have to catch the cues that flip a scientific claim (negation,
+an opposite direction, a different number), and the classifier learns how much each is worth.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+NEGATIONS: Final = frozenset(
+    {
+        "no",
+        "not",
+        "never",
+        "none",
+        "neither",
+        "nor",
+        "without",
+        "cannot",
+        "lack",
+        "lacks",
+        "lacking",
+        "absence",
+        "absent",
+        "fail",
+        "fails",
+        "failed",
+        "unable",
+        "nothing",
+        "nobody",
+        "n't",
+    }
+)
+
+HEDGES: Final = frozenset(
+    {
+        "may",
+        "might",
+        "could",
+        "possibly",
+        "possible",
+        "potential",
+        "potentially",
+        "likely",
+        "unlikely",
+        "suggest",
+        "suggests",
+        "suggested",
+        "appear",
+        "appears",
+        "perhaps",
+        "probably",
+        "preliminary",
+        "hypothesize",
+        "hypothesized",
+        "putative",
+    }
+)
+
+# Pairs of opposite directions/qualities; each side may list several surface forms.
+_OPPOSITE_PAIRS: Final = (
+    (
+        {
+            "increase",
+            "increases",
+            "increased",
+            "increasing",
+            "rise",
+            "rises",
+            "rising",
+            "raised",
+            "raise",
+            "raises",
+            "elevated",
+            "more",
+            "greater",
+            "higher",
+            "high",
+            "up",
+            "boost",
+            "boosts",
+            "enhance",
+            "enhances",
+            "enhanced",
+        },
+        {
+            "decrease",
+            "decreases",
+            "decreased",
+            "decreasing",
+            "decline",
+            "declines",
+            "declined",
+            "drop",
+            "drops",
+            "dropped",
+            "lower",
+            "low",
+            "less",
+            "fewer",
+            "reduce",
+            "reduces",
+            "reduced",
+            "reducing",
+            "reduction",
+            "down",
+            "diminish",
+            "diminished",
+        },
+    ),
+    ({"improve", "improves", "improved", "better"}, {"worsen", "worsens", "worsened", "worse"}),
+    (
+        {
+            "effective",
+            "efficacious",
+            "efficacy",
+            "beneficial",
+            "benefit",
+            "benefits",
+            "protective",
+            "protects",
+            "protect",
+            "safe",
+            "helps",
+            "help",
+            "works",
+        },
+        {
+            "ineffective",
+            "harmful",
+            "harm",
+            "harms",
+            "unsafe",
+            "dangerous",
+            "useless",
+            "risk",
+            "risky",
+        },
+    ),
+    ({"positive", "positively"}, {"negative", "negatively"}),
+    (
+        {"associated", "linked", "correlated", "related", "significant", "significantly"},
+        {"unassociated", "unrelated", "uncorrelated", "insignificant"},
+    ),
+    ({"before", "earlier", "early", "first"}, {"after", "later", "late", "last"}),
+    (
+        {"longer", "long", "slower", "slow"},
+        {"shorter", "short", "faster", "fast", "rapid", "rapidly", "quickly", "quick"},
+    ),
+    (
+        {"all", "always", "every", "most", "majority", "many"},
+        {"some", "sometimes", "few", "minority", "rarely", "rare"},
+    ),
+    ({"children", "child", "young", "younger"}, {"adults", "adult", "elderly", "older", "old"}),
+    ({"men", "male", "males"}, {"women", "female", "females"}),
+    ({"asymptomatic"}, {"symptomatic"}),
+    ({"airborne", "aerosol", "aerosols"}, {"surface", "surfaces", "droplet", "droplets"}),
+)
+
+# word -> (pair index, side) for quick lookup.
+DIRECTION_OF: Final = {
+    word: (pair_index, side)
+    for pair_index, pair in enumerate(_OPPOSITE_PAIRS)
+    for side, words in enumerate(pair)
+    for word in words
+}
+
+# For "what if the claim said the opposite?": one representative word per side.
+OPPOSITE_WORD: Final = {
+    word: sorted(_OPPOSITE_PAIRS[pair_index][1 - side])[0]
+    for word, (pair_index, side) in DIRECTION_OF.items()
+}
+
+STOPWORDS: Final = frozenset(
+    """a an the of in on at to for from by with and or as is are was were be been being this that
+    these those it its their there here which who whom whose what when where why how than then so
+    such into onto over under about after before between during through per via also both each
+    other can has have had do does did will would shall should may might could we our they them he
+    she his her i you your us one ones only very just more most less least all any some many much
+    among within against up down out off new study studies patients patient results result showed
+    show shows found find data using used use based""".split()
+)
+
+NUMBER_WORDS: Final = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+    "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40", "fifty": "50",
+    "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90", "hundred": "100",
+    "thousand": "1000", "million": "1000000", "billion": "1000000000", "half": "50",
+    "twice": "2", "double": "2", "triple": "3",
+}  # fmt: skip
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*(?:'t)?|n't")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word tokens; numbers keep their decimal point."""
+    return _TOKEN.findall(text.lower().replace("’", "'"))
+
+
+def stem(token: str) -> str:
+    """A deliberately crude stem so that plural/verb forms meet ("infections" ~ "infection")."""
+    for suffix in ("ing", "edly", "ed", "es", "s"):
+        if len(token) > len(suffix) + 3 and token.endswith(suffix):
+            return token[: -len(suffix)]
+    return token
+
+
+def content_stems(text: str) -> set[str]:
+    return {stem(t) for t in tokens(text) if t not in STOPWORDS and len(t) > 1}
+
+
+def numbers(text: str) -> set[str]:
+    """Numbers in ``text`` as canonical strings, number words included ("thirty" -> "30")."""
+    found = set()
+    for raw in _NUMBER.findall(text):
+        cleaned = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", raw) else raw
+        cleaned = cleaned.replace(",", ".")
+        try:
+            value = float(cleaned)
+        except ValueError:
+            continue
+        found.add(f"{value:g}")
+    for token in tokens(text):
+        if token in NUMBER_WORDS:
+            found.add(NUMBER_WORDS[token])
+    return found
+
+
+def count_in(words: frozenset[str], text_tokens: list[str]) -> int:
+    return sum(1 for t in text_tokens if t in words)
+
+
+def directions(text_tokens: list[str]) -> set[tuple[int, int]]:
+    return {DIRECTION_OF[t] for t in text_tokens if t in DIRECTION_OF}
+
+
+def flipped(text: str) -> str | None:
+    """The claim with its direction words swapped and its negations dropped, or None if neither.
+
+    Used to ask the embedding model whether the evidence is closer to the opposite claim.
+    """
+    changed = False
+    out = []
+    for word in re.split(r"(\W+)", text):
+        lower = word.lower()
+        if lower in OPPOSITE_WORD:
+            out.append(OPPOSITE_WORD[lower])
+            changed = True
+        elif lower in {"not", "no", "never"}:
+            changed = True
+        else:
+            out.append(word)
+    return "".join(out) if changed else None
