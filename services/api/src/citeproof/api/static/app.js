@@ -45,7 +45,11 @@ async function route() {
   } catch (err) {
     mount(
       root,
-      h("div", { class: "card" }, h("div", { class: "alert alert-error" }, err.detail || String(err)))
+      h(
+        "div",
+        { class: "card" },
+        h("div", { class: "alert alert-error" }, err.detail || String(err))
+      )
     );
   }
 }

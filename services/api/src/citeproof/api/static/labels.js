@@ -6,7 +6,10 @@ export const LABELS = {
   partially_supported: { name: "Partially supported", help: "The source backs part of the claim." },
   supported: { name: "Supported", help: "The source backs the claim." },
   source_missing: { name: "Source missing", help: "No uploaded document matches the reference." },
-  source_unreadable: { name: "Source unreadable", help: "The matching document could not be parsed." },
+  source_unreadable: {
+    name: "Source unreadable",
+    help: "The matching document could not be parsed.",
+  },
   not_checkable: { name: "Not checkable", help: "There is no claim to check for this marker." },
   judge_error: { name: "Judge error", help: "The judge failed; re-run to retry." },
 };

@@ -218,6 +218,7 @@ export function renderReport(container, runId, report) {
   });
 
   const thesis = report.thesis || {};
+  const finishedAt = report.run?.finished_at;
   mount(
     container,
     h(
@@ -234,7 +235,7 @@ export function renderReport(container, runId, report) {
           h(
             "p",
             { class: "small muted" },
-            [thesis.filename, report.run?.finished_at && `checked ${formatDate(report.run.finished_at)}`]
+            [thesis.filename, finishedAt && `checked ${formatDate(finishedAt)}`]
               .filter(Boolean)
               .join(" · ")
           )

@@ -3,7 +3,8 @@
 
 import { api } from "./api.js";
 import { every, formatDate, h, mount, toast } from "./dom.js";
-import { renderReport } from "./report.js";
+import { LABEL_ORDER } from "./labels.js";
+import { renderReport, verdictBadge } from "./report.js";
 import { sessionOfRun } from "./runs.js";
 
 const POLL_MS = 1500;
@@ -84,7 +85,11 @@ export async function renderRun(root, runId) {
         { class: "status-line" },
         h(
           "span",
-          { class: `status-badge is-${status}`, id: "run-status-badge", dataset: { status } },
+          {
+            class: `status-badge is-${status}${finished ? "" : " is-live"}`,
+            id: "run-status-badge",
+            dataset: { status },
+          },
           STATUS_TEXT[status] || status
         ),
         h("span", { class: "spacer" }),
@@ -96,14 +101,42 @@ export async function renderRun(root, runId) {
         ? h(
             "div",
             { class: "alert alert-info", style: { marginTop: "14px" } },
-            `Waiting for ${waiting.join(", ")}. The run continues by itself as soon as they are ready.`
+            `Waiting for ${waiting.join(", ")}. ` +
+              "The run continues by itself as soon as they are ready."
+          )
+        : null,
+      run.message
+        ? h(
+            "div",
+            {
+              class: `alert ${status === "failed" ? "alert-error" : "alert-info"}`,
+              style: { marginTop: "14px" },
+            },
+            run.message
           )
         : null,
       h(
         "div",
         { class: "stages" },
         STAGES.map(([key, name]) => stageBar(name, run.progress?.[key], finished))
-      )
+      ),
+      finished ? null : verdictsSoFar(run.counts || {})
+    );
+  }
+
+  // While judging, the verdicts already decided, so the user sees results arrive.
+  function verdictsSoFar(counts) {
+    const labels = LABEL_ORDER.filter((label) => counts[label]);
+    if (!labels.length) return null;
+    return h(
+      "div",
+      { class: "row", style: { marginTop: "16px" } },
+      h("span", { class: "small muted" }, "So far:"),
+      labels.map((label) => {
+        const badge = verdictBadge(label);
+        badge.append(h("span", { class: "count" }, counts[label]));
+        return badge;
+      })
     );
   }
 

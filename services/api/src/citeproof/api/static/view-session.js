@@ -30,7 +30,8 @@ export async function renderSession(root, sessionId) {
   }
 
   async function upload(kind, files) {
-    const note = h("div", { class: "alert alert-info" }, `Uploading ${plural(files.length, "file")}…`);
+    const message = `Uploading ${plural(files.length, "file")}…`;
+    const note = h("div", { class: "alert alert-info" }, message);
     uploadStatus.prepend(note);
     try {
       const result = await api.upload(sessionId, kind, files);

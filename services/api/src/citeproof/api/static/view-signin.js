@@ -51,6 +51,14 @@ export function renderSignIn(root) {
       h(
         "form",
         { onsubmit: submit },
+        // Lets password managers file the token under a name.
+        h("input", {
+          type: "text",
+          name: "username",
+          autocomplete: "username",
+          value: "citeproof API token",
+          hidden: true,
+        }),
         h("label", { class: "field", for: "token" }, "API token", input),
         error,
         button
