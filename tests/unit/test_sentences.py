@@ -129,3 +129,11 @@ def test_numbered_abbreviations_only_continue_before_numbers():
         "The answer is no.",
         "Then we stop.",
     ]
+
+
+def test_greek_symbol_can_start_a_sentence():
+    text = "Skin pixels come from a dataset [5]. µskin and σskin are estimated from it."
+    assert sentences(text) == [
+        "Skin pixels come from a dataset [5].",
+        "µskin and σskin are estimated from it.",
+    ]

@@ -179,3 +179,20 @@ def test_page_break_inside_a_sentence_keeps_one_claim():
     (citation,) = analysis.citations
     assert citation.reference_label == "Ammar2018"
     assert citation.claim_text.endswith("we think.")
+
+
+def test_footnote_url_inside_a_parenthesis_is_skipped():
+    text = author_year_doc(
+        "Inline citations help (Ammar 15https://github.com/google/bert et al., 2018; Smith, 2020a)."
+    )
+    assert [label for _, label in links(text)] == ["Ammar2018", "Smith2020a"]
+
+
+def test_run_together_table_text_gives_a_window_not_a_huge_claim():
+    table = " ".join(f"cell{number} 0.{number}" for number in range(200))
+    text = numeric_doc(f"Results {table} as reported [4] {table} end.")
+    (citation,) = analyze_thesis(text, [0]).citations
+    assert citation.reference_label == "4"
+    assert "as reported [4]" in citation.claim_text
+    assert len(citation.claim_text) < 700
+    assert text[citation.claim_start : citation.claim_end] == citation.claim_text

@@ -60,8 +60,9 @@ def _is_sentence_start(text: str, pos: int) -> bool:
     char = text[pos]
     if char.isupper() or char.isdigit() or char in _OPENERS:
         return True
-    # Scripts without case (CJK and the like) cannot be judged by case; allow the break.
-    return char.isalpha() and not char.islower()
+    # Scripts without case (CJK and the like) cannot be judged by case, and a lower-case Greek
+    # letter opens formulas ("µ is the mean"); only lower-case Latin continues a sentence.
+    return char.isalpha() and not (char.islower() and char.isascii())
 
 
 def _ends_with_abbreviation(text: str, dot_pos: int) -> bool:

@@ -68,6 +68,12 @@ def _item_key(item: MarkerItem) -> str:
     return f"{names}|{item.year}{item.year_suffix or ''}"
 
 
+# Longer "sentences" are tables or lists run together; the claim is cut to a window around the
+# marker of CLAIM_WINDOW_CHARS on each side.
+MAX_CLAIM_CHARS = 600
+CLAIM_WINDOW_CHARS = 250
+
+
 class _Claims:
     """Sentence spans of the view, and the claim/context for a marker position."""
 
@@ -81,12 +87,28 @@ class _Claims:
             return (marker.start, marker.end), ""
         start, end = self.spans[index]
         end = max(end, marker.end)
+        if end - start > MAX_CLAIM_CHARS:
+            # A "sentence" this long is a table or list run together by extraction: keep the
+            # words around the marker only.
+            start, end = self._window(start, end, marker)
+            return (start, end), ""
         context = ""
         if index > 0:
             previous_start, previous_end = self.spans[index - 1]
             if "\n\n" not in self.view.text[previous_end:start]:
                 context = collapse_whitespace(self.view.text[previous_start:previous_end])
         return (start, end), context
+
+    def _window(self, start: int, end: int, marker: Marker) -> tuple[int, int]:
+        text = self.view.text
+        window_start = max(start, marker.start - CLAIM_WINDOW_CHARS)
+        window_end = min(end, marker.end + CLAIM_WINDOW_CHARS)
+        # Snap to whole words.
+        while window_start > start and not text[window_start - 1].isspace():
+            window_start -= 1
+        while window_end < end and not text[window_end].isspace():
+            window_end += 1
+        return window_start, window_end
 
 
 def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:

@@ -214,12 +214,15 @@ def _is_author_like(names: list[str]) -> bool:
     return bool(names) and names[0].split()[-1].lower().strip(".") not in NOT_AUTHOR_WORDS
 
 
+_FOOTNOTE_URL = re.compile(r"\s*\d{0,2}(?:https?://|www\.)\S+")
 _CAPTION_LINE = re.compile(r"\n\s*(?:Figure|Fig\.|Table|Tab\.)\s*\d+[:.][^\n]*(?=\n)")
 
 
 def _parenthetical_item(part: str) -> tuple[list[MarkerItem], bool] | None:
     # A figure caption extracted into the middle of the parenthesis is not part of it.
     part = _CAPTION_LINE.sub(" ", part)
+    # Footnote text (a glued number and a URL) that layout dropped into the parenthesis.
+    part = _FOOTNOTE_URL.sub(" ", part)
     part = _PREFIX.sub("", " ".join(part.split()).strip())
     match = _PAREN_ITEM.match(part)
     while match is None and ", " in part:
