@@ -43,8 +43,9 @@ async def test_queries_run_on_the_migrated_schema(
     pool: asyncpg.Pool, deployment: str, trigger: str
 ) -> None:
     value = await pool.fetchval(trigger_query(deployment, trigger))
-    assert value is not None
-    assert float(value) >= 0
+    # Whole numbers: older KEDA releases scan the result into an integer.
+    assert isinstance(value, int)
+    assert value >= 0
 
 
 async def _parse_item(pool: asyncpg.Pool, user_id: uuid.UUID, job_id: uuid.UUID, **fields) -> None:
@@ -82,7 +83,7 @@ async def test_parse_queries_count_ready_rows_and_oldest_age(
 
     assert await pool.fetchval(depth_query) - depth_before == 2
     # Other tests may have left older ready rows; ours is at least 10 minutes old.
-    assert float(await pool.fetchval(age_query)) >= 600
+    assert await pool.fetchval(age_query) >= 600
 
 
 @pytest.mark.parametrize("deployment", sorted(QUEUE_TABLES))
