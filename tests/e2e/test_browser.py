@@ -31,6 +31,7 @@ UPDATE_DOCS_ENV = "CITEPROOF_UPDATE_DOCS_SCREENSHOT"
 RUN_TIMEOUT_MS = 300_000
 PARSE_TIMEOUT_MS = 180_000
 UI_TIMEOUT_MS = 15_000
+SCREENSHOT_VIEWPORT = {"width": 1280, "height": 1600}
 
 VERDICT_LABELS = {
     "supported",
@@ -142,8 +143,8 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
                 assert card.first.locator(".badge").get_attribute("data-label") == "source_missing"
                 assert card.first.locator("mark.marker").inner_text() == row["marker"]
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.locator("#report").scroll_into_view_if_needed()
+    # A tall viewport so the screenshot shows the summary and several verdict cards.
+    page.set_viewport_size(SCREENSHOT_VIEWPORT)
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(_artifact("report.png")))
     page.screenshot(path=str(_artifact("report-full.png")), full_page=True)

@@ -2,7 +2,7 @@
 // then the report once the run has finished.
 
 import { api } from "./api.js";
-import { every, formatDate, h, mount, toast } from "./dom.js";
+import { every, formatDate, h, mount, plural, toast } from "./dom.js";
 import { LABEL_ORDER } from "./labels.js";
 import { renderReport, verdictBadge } from "./report.js";
 import { sessionOfRun } from "./runs.js";
@@ -92,6 +92,7 @@ export async function renderRun(root, runId) {
           },
           STATUS_TEXT[status] || status
         ),
+        status === "completed" ? h("span", { class: "small muted" }, completedSummary()) : null,
         h("span", { class: "spacer" }),
         finished
           ? null
@@ -115,12 +116,24 @@ export async function renderRun(root, runId) {
             run.message
           )
         : null,
-      h(
-        "div",
-        { class: "stages" },
-        STAGES.map(([key, name]) => stageBar(name, run.progress?.[key], finished))
-      ),
+      // A completed run needs no progress bars: one line, and the report below gets the room.
+      status === "completed"
+        ? null
+        : h(
+            "div",
+            { class: "stages" },
+            STAGES.map(([key, name]) => stageBar(name, run.progress?.[key], finished))
+          ),
       finished ? null : verdictsSoFar(run.counts || {})
+    );
+  }
+
+  function completedSummary() {
+    const documents = run.progress?.parse?.total ?? 0;
+    const judged = run.progress?.judge?.done ?? 0;
+    const finishedAt = run.finished_at ? ` · finished ${formatDate(run.finished_at)}` : "";
+    return (
+      `${plural(documents, "document")} parsed · ${plural(judged, "citation")} judged` + finishedAt
     );
   }
 
