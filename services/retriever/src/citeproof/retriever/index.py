@@ -1,0 +1,187 @@
+"""The in-memory index of one source document: its chunks, its sentences, two BM25 indexes
+(chunks and sentences) and, filled lazily, sentence embeddings.
+
+Built from the `chunks` rows of one (user, document) pair and nothing else, so it can be thrown
+away at any moment and rebuilt identically (cache, not state).
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from rank_bm25 import BM25Okapi
+
+from citeproof.retriever.tokens import tokenize
+from citeproof.text.sentences import split_sentences
+
+# Rough per-item costs (CPython objects) for the cache's memory budget.
+_BYTES_PER_CHAR = 3
+_BYTES_PER_TOKEN = 120
+_BYTES_PER_VECTOR_ELEMENT = 4
+
+SELECT_CHUNKS = """
+SELECT id, ordinal, page_start, page_end, char_start, text
+FROM chunks
+WHERE user_id = $1 AND document_id = $2
+ORDER BY ordinal
+"""
+
+SELECT_PAGE_STARTS = "SELECT page_starts FROM documents WHERE id = $2 AND user_id = $1"
+
+EmbedFn = Callable[[list[str]], Awaitable[np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One evidence candidate: a sentence (short ones glued to the next) of one chunk."""
+
+    chunk: int  # index into DocumentIndex.chunk_ids
+    text: str
+    page: int | None
+
+
+def split_units(text: str, min_chars: int, max_chars: int) -> list[tuple[int, int]]:
+    """Sentence spans of `text`, short sentences merged forward, over-long ones cut."""
+    sentences = split_sentences(text)
+    merged: list[tuple[int, int]] = []
+    start: int | None = None
+    for sentence_start, sentence_end in sentences:
+        start = sentence_start if start is None else start
+        if sentence_end - start >= min_chars:
+            merged.append((start, sentence_end))
+            start = None
+    if start is not None:  # a short tail joins the sentence before it
+        tail_end = sentences[-1][1]
+        merged[-1:] = [(merged[-1][0] if merged else start, tail_end)]
+    spans: list[tuple[int, int]] = []
+    for span_start, span_end in merged:
+        while span_end - span_start > max_chars:
+            spans.append((span_start, span_start + max_chars))
+            span_start += max_chars
+        spans.append((span_start, span_end))
+    return spans
+
+
+def page_at(offset: int, page_starts: Sequence[int] | None, first: int, last: int) -> int:
+    """1-based page of a document offset, clamped to the chunk's own page span."""
+    if first == last or not page_starts:
+        return first
+    page = bisect.bisect_right(page_starts, offset)
+    return min(max(page, first), last)
+
+
+def _bm25(corpus: list[list[str]]) -> BM25Okapi | None:
+    # rank-bm25 divides by the average length: a corpus without tokens has no index.
+    if not corpus or not any(corpus):
+        return None
+    return BM25Okapi(corpus)
+
+
+@dataclass
+class DocumentIndex:
+    user_id: Any
+    document_id: Any
+    chunk_ids: list[int]
+    chunk_units: list[range]
+    units: list[Unit]
+    chunk_bm25: BM25Okapi | None
+    unit_bm25: BM25Okapi | None
+    text_chars: int
+    token_count: int
+    built_at: float = field(default_factory=time.monotonic)
+    # Sentence embeddings, filled per chunk on first need (row i = units[i]).
+    unit_vectors: np.ndarray | None = None
+    embedded_chunks: set[int] = field(default_factory=set)
+
+    @classmethod
+    def build(
+        cls,
+        user_id: Any,
+        document_id: Any,
+        rows: Sequence[Any],
+        page_starts: Sequence[int] | None,
+        *,
+        min_chars: int,
+        max_chars: int,
+    ) -> DocumentIndex:
+        chunk_ids: list[int] = []
+        chunk_units: list[range] = []
+        units: list[Unit] = []
+        chunk_tokens: list[list[str]] = []
+        unit_tokens: list[list[str]] = []
+        text_chars = 0
+        for chunk_index, row in enumerate(rows):
+            text = row["text"]
+            text_chars += len(text)
+            chunk_ids.append(int(row["id"]))
+            chunk_tokens.append(tokenize(text))
+            first_unit = len(units)
+            for start, end in split_units(text, min_chars, max_chars):
+                page = page_at(row["char_start"] + start, page_starts, row["page_start"],
+                               row["page_end"])  # fmt: skip
+                units.append(Unit(chunk=chunk_index, text=text[start:end], page=page))
+                unit_tokens.append(tokenize(text[start:end]))
+            chunk_units.append(range(first_unit, len(units)))
+        return cls(
+            user_id=user_id,
+            document_id=document_id,
+            chunk_ids=chunk_ids,
+            chunk_units=chunk_units,
+            units=units,
+            chunk_bm25=_bm25(chunk_tokens),
+            unit_bm25=_bm25(unit_tokens),
+            text_chars=text_chars,
+            token_count=sum(map(len, chunk_tokens)) + sum(map(len, unit_tokens)),
+        )
+
+    @property
+    def size_bytes(self) -> int:
+        vectors = 0 if self.unit_vectors is None else self.unit_vectors.nbytes
+        return self.text_chars * 2 * _BYTES_PER_CHAR + self.token_count * _BYTES_PER_TOKEN + vectors
+
+    def chunk_position(self) -> dict[int, int]:
+        return {chunk_id: i for i, chunk_id in enumerate(self.chunk_ids)}
+
+    def chunk_bm25_scores(self, query_tokens: list[str]) -> np.ndarray:
+        if self.chunk_bm25 is None or not query_tokens:
+            return np.zeros(len(self.chunk_ids))
+        return np.asarray(self.chunk_bm25.get_scores(query_tokens), dtype=np.float64)
+
+    def unit_bm25_scores(self, query_tokens: list[str], unit_ids: list[int]) -> np.ndarray:
+        if self.unit_bm25 is None or not query_tokens or not unit_ids:
+            return np.zeros(len(unit_ids))
+        return np.asarray(self.unit_bm25.get_batch_scores(query_tokens, unit_ids))
+
+    async def unit_embeddings(self, chunks: Sequence[int], embed: EmbedFn) -> np.ndarray:
+        """The unit embedding matrix, after embedding the units of `chunks` not done yet.
+
+        Rows of units in chunks never asked for stay zero: callers read only the rows of the
+        chunks they passed.
+        """
+        missing = [c for c in chunks if c not in self.embedded_chunks]
+        unit_ids = [u for c in missing for u in self.chunk_units[c]]
+        if unit_ids:
+            vectors = await embed([self.units[u].text for u in unit_ids])
+            if self.unit_vectors is None:
+                self.unit_vectors = np.zeros((len(self.units), vectors.shape[1]), np.float32)
+            self.unit_vectors[unit_ids] = vectors
+        self.embedded_chunks.update(missing)
+        if self.unit_vectors is None:
+            return np.zeros((len(self.units), 0), np.float32)
+        return self.unit_vectors
+
+
+async def load_index(
+    conn: Any, user_id: Any, document_id: Any, *, min_chars: int, max_chars: int
+) -> DocumentIndex:
+    """Rebuild a document's index from PostgreSQL, strictly within the user's own rows."""
+    rows = await conn.fetch(SELECT_CHUNKS, user_id, document_id)
+    page_starts = await conn.fetchval(SELECT_PAGE_STARTS, user_id, document_id)
+    return DocumentIndex.build(
+        user_id, document_id, rows, page_starts, min_chars=min_chars, max_chars=max_chars
+    )

@@ -1,0 +1,310 @@
+"""Run planning: once every document of a run is parsed (or failed), decide for each citation
+whether it can be checked, and fan out the retrieval tasks — in ONE transaction.
+
+This is the only place where a run fans out. It is safe under races by construction: the claim
+makes one planner own the run, the fenced completion (`ctx.complete()`, which runs first in the
+transaction and locks the run row) lets only a planner that still owns it commit, and every
+insert is `ON CONFLICT DO NOTHING` on its natural key as a belt.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Final
+from uuid import UUID
+
+import asyncpg
+import msgspec
+
+from citeproof.contracts.thesis import LINK_EXPLICIT, LinkResult, Reference, SourceMeta
+from citeproof.linking import link_reference
+from citeproof.queue import TaskContext, notify
+from citeproof.retriever.query import strip_markers, word_count
+from citeproof.retriever.settings import RetrieverSettings
+
+RETRIEVE_CHANNEL: Final = "citeproof_retrieve"
+EVENTS_CHANNEL: Final = "citeproof_events"
+# Written on verdicts decided by the pipeline itself, not by a judge backend.
+PIPELINE_BACKEND: Final = "pipeline"
+NO_CITATIONS_MESSAGE: Final = "no citations found"
+
+SOURCE_MISSING: Final = "source_missing"
+SOURCE_UNREADABLE: Final = "source_unreadable"
+NOT_CHECKABLE: Final = "not_checkable"
+
+SELECT_PENDING = """
+SELECT count(*) FROM documents
+WHERE id = ANY($1::uuid[]) AND user_id = $2 AND state = 'pending'
+"""
+
+SELECT_OVERRIDES = """
+SELECT label, document_id FROM reference_overrides
+WHERE session_id = $1 AND thesis_document_id = $2
+"""
+
+# A source's first page helps the linker when the PDF has no usable metadata.
+SELECT_DOCUMENTS = """
+SELECT id, kind, state, error_code, title, authors, year, doi,
+       left(text_content, CASE WHEN cardinality(page_starts) > 1 THEN page_starts[2]
+                               ELSE $3 END) AS first_page_text
+FROM documents
+WHERE id = ANY($1::uuid[]) AND user_id = $2
+"""
+
+SELECT_REFERENCES = """
+SELECT id, ordinal, label, raw, authors, year, year_suffix, title, venue, doi, arxiv_id
+FROM "references" WHERE document_id = $1 ORDER BY ordinal
+"""
+
+SELECT_CITATIONS = """
+SELECT id, reference_id, claim_text, claim_start, marker_start, marker_end
+FROM citations WHERE document_id = $1 ORDER BY ordinal
+"""
+
+INSERT_LINKS = """
+INSERT INTO run_reference_links (run_id, reference_id, document_id, score, method)
+SELECT $1, l.* FROM unnest($2::bigint[], $3::uuid[], $4::real[], $5::text[]) AS l
+ON CONFLICT (run_id, reference_id) DO NOTHING
+"""
+
+INSERT_TASKS = """
+INSERT INTO retrieve_tasks (run_id, citation_id, user_id, source_document_id)
+SELECT $1, t.citation_id, $2, t.document_id
+FROM unnest($3::bigint[], $4::uuid[]) AS t(citation_id, document_id)
+ON CONFLICT (run_id, citation_id) DO NOTHING
+"""
+
+INSERT_VERDICTS = """
+INSERT INTO verdicts (run_id, citation_id, label, confidence, rationale, backend)
+SELECT $1, v.citation_id, v.label, 1.0, v.rationale, $5
+FROM unnest($2::bigint[], $3::text[], $4::text[]) AS v(citation_id, label, rationale)
+ON CONFLICT (run_id, citation_id) DO NOTHING
+"""
+
+UPDATE_RUN = """
+UPDATE runs
+SET citations_total = $2, tasks_total = $3, counts = $4::jsonb, status = $5, message = $6
+WHERE id = $1
+"""
+
+RUN_STATUS = "SELECT status FROM runs WHERE id = $1"
+
+RATIONALE = {
+    "no_reference": "The citation marker matches no entry of the reference list.",
+    "no_source": "No uploaded source matches this reference.",
+    "override_none": "This reference was marked as having no uploaded source.",
+    "unreadable": "The matching source could not be parsed ({error}).",
+    "no_claim": "The citing sentence has no checkable claim once its markers are removed.",
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the planning transaction writes, computed before it opens."""
+
+    links: list[tuple[int, UUID | None, float, str]]
+    tasks: list[tuple[int, UUID]]
+    verdicts: list[tuple[int, str, str]]
+    citations_total: int
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(label for _, label, _ in self.verdicts))
+
+
+def _decode_list(value: Any) -> list[str]:
+    if not value:
+        return []
+    decoded = msgspec.json.decode(value) if isinstance(value, str | bytes) else value
+    return [str(item) for item in decoded]
+
+
+def reference_from_row(row: asyncpg.Record) -> Reference:
+    return Reference(
+        ordinal=row["ordinal"],
+        label=row["label"],
+        raw=row["raw"],
+        authors=_decode_list(row["authors"]),
+        year=row["year"],
+        year_suffix=row["year_suffix"],
+        title=row["title"],
+        venue=row["venue"],
+        doi=row["doi"],
+        arxiv_id=row["arxiv_id"],
+        char_start=0,
+        char_end=len(row["raw"]),
+    )
+
+
+def source_meta_from_row(row: asyncpg.Record) -> SourceMeta:
+    return SourceMeta(
+        document_id=row["id"],
+        title=row["title"],
+        authors=_decode_list(row["authors"]),
+        year=row["year"],
+        doi=row["doi"],
+        first_page_text=row["first_page_text"],
+    )
+
+
+def claim_marker_spans(citations: list[asyncpg.Record]) -> dict[int, list[tuple[int, int]]]:
+    """Every marker inside each claim sentence, as offsets into that claim's text."""
+    by_claim: dict[int, list[tuple[int, int]]] = {}
+    for c in citations:
+        by_claim.setdefault(c["claim_start"], []).append((c["marker_start"], c["marker_end"]))
+    return {start: [(s - start, e - start) for s, e in spans] for start, spans in by_claim.items()}
+
+
+def decide(
+    references: list[asyncpg.Record],
+    citations: list[asyncpg.Record],
+    documents: dict[UUID, asyncpg.Record],
+    overrides: dict[str, UUID | None],
+    settings: RetrieverSettings,
+) -> Plan:
+    """Link every reference, then give every citation a task or a pipeline verdict."""
+    sources = [
+        source_meta_from_row(d)
+        for d in documents.values()
+        if d["kind"] == "source" and d["state"] in ("parsed", "failed")
+    ]
+    links: dict[int, LinkResult] = {}
+    for row in references:
+        if row["label"] in overrides:
+            links[row["id"]] = LinkResult(
+                document_id=overrides[row["label"]], score=1.0, method=LINK_EXPLICIT
+            )
+        else:
+            links[row["id"]] = link_reference(reference_from_row(row), sources)
+    overridden_to_none = {
+        row["id"] for row in references if row["label"] in overrides and not overrides[row["label"]]
+    }
+    markers = claim_marker_spans(citations)
+    tasks: list[tuple[int, UUID]] = []
+    verdicts: list[tuple[int, str, str]] = []
+    for c in citations:
+        link = links.get(c["reference_id"]) if c["reference_id"] is not None else None
+        document = documents.get(link.document_id) if link and link.document_id else None
+        claim = strip_markers(c["claim_text"], markers.get(c["claim_start"], ()))
+        if c["reference_id"] is None:
+            verdicts.append((c["id"], SOURCE_MISSING, RATIONALE["no_reference"]))
+        elif document is None:
+            reason = "override_none" if c["reference_id"] in overridden_to_none else "no_source"
+            verdicts.append((c["id"], SOURCE_MISSING, RATIONALE[reason]))
+        elif document["state"] != "parsed":
+            error = document["error_code"] or "unknown error"
+            rationale = RATIONALE["unreadable"].format(error=error)
+            verdicts.append((c["id"], SOURCE_UNREADABLE, rationale))
+        elif word_count(claim) < settings.min_claim_words:
+            verdicts.append((c["id"], NOT_CHECKABLE, RATIONALE["no_claim"]))
+        else:
+            tasks.append((c["id"], document["id"]))
+    return Plan(
+        links=[(ref, link.document_id, link.score, link.method) for ref, link in links.items()],
+        tasks=tasks,
+        verdicts=verdicts,
+        citations_total=len(citations),
+    )
+
+
+async def _load_documents(
+    pool: asyncpg.Pool, ids: list[UUID], user_id: UUID, first_page_chars: int
+) -> dict[UUID, asyncpg.Record]:
+    rows = await pool.fetch(SELECT_DOCUMENTS, ids, user_id, first_page_chars)
+    return {row["id"]: row for row in rows}
+
+
+class Planner:
+    """The `plan` stage's handler."""
+
+    # First-page text handed to the linker when a document has no page boundaries.
+    FIRST_PAGE_CHARS = 3000
+
+    def __init__(self, settings: RetrieverSettings) -> None:
+        self.settings = settings
+
+    async def __call__(self, ctx: TaskContext) -> None:
+        run = ctx.row
+        if run["status"] in ("cancelled", "completed", "failed"):
+            return  # the runtime completes the row; nothing to fan out
+        overrides = {
+            r["label"]: r["document_id"]
+            for r in await ctx.pool.fetch(
+                SELECT_OVERRIDES, run["session_id"], run["thesis_document_id"]
+            )
+        }
+        document_ids = list(
+            {run["thesis_document_id"], *run["document_ids"], *filter(None, overrides.values())}
+        )
+        pending = await ctx.pool.fetchval(SELECT_PENDING, document_ids, run["user_id"])
+        if pending:
+            ctx.log.info("plan.waiting_for_documents", pending=pending)
+            await ctx.snooze(self.settings.plan_snooze_s)
+            return
+        documents = await _load_documents(
+            ctx.pool, document_ids, run["user_id"], self.FIRST_PAGE_CHARS
+        )
+        thesis = documents.get(run["thesis_document_id"])
+        if thesis is None or thesis["state"] != "parsed":
+            error = thesis["error_code"] if thesis is not None else "missing"
+            await self._finish(ctx, None, status="failed",
+                               message=f"the thesis could not be parsed ({error})")  # fmt: skip
+            return
+        references = await ctx.pool.fetch(SELECT_REFERENCES, thesis["id"])
+        citations = await ctx.pool.fetch(SELECT_CITATIONS, thesis["id"])
+        # Override documents must be the user's own: `documents` only holds the user's rows.
+        overrides = {
+            label: doc if doc is None or doc in documents else None
+            for label, doc in overrides.items()
+        }
+        plan = decide(references, citations, documents, overrides, self.settings)
+        if plan.tasks:
+            status, message = "retrieving", None
+        elif plan.citations_total:
+            status, message = "completed", None
+        else:
+            status, message = "completed", NO_CITATIONS_MESSAGE
+        await self._finish(ctx, plan, status=status, message=message)
+        ctx.log.info(
+            "plan.fanned_out",
+            citations=plan.citations_total,
+            tasks=len(plan.tasks),
+            **{f"verdicts_{label}": n for label, n in plan.counts.items()},
+        )
+
+    async def _finish(
+        self, ctx: TaskContext, plan: Plan | None, *, status: str, message: str | None
+    ) -> None:
+        """The one fan-out transaction (or, with no plan, just the run's final status)."""
+        run_id = ctx.row["id"]
+        async with ctx.complete() as conn:
+            if await conn.fetchval(RUN_STATUS, run_id) == "cancelled":
+                return
+            if plan is not None:
+                if plan.links:
+                    columns = map(list, zip(*plan.links, strict=True))
+                    await conn.execute(INSERT_LINKS, run_id, *columns)
+                if plan.tasks:
+                    citation_ids, document_ids = map(list, zip(*plan.tasks, strict=True))
+                    await conn.execute(
+                        INSERT_TASKS, run_id, ctx.row["user_id"], citation_ids, document_ids
+                    )
+                if plan.verdicts:
+                    ids, labels, rationales = map(list, zip(*plan.verdicts, strict=True))
+                    await conn.execute(
+                        INSERT_VERDICTS, run_id, ids, labels, rationales, PIPELINE_BACKEND
+                    )
+            counts = plan.counts if plan is not None else {}
+            await conn.execute(
+                UPDATE_RUN,
+                run_id,
+                plan.citations_total if plan else 0,
+                len(plan.tasks) if plan else 0,
+                msgspec.json.encode(counts).decode(),
+                status,
+                message,
+            )
+            if plan is not None and plan.tasks:
+                await notify(conn, RETRIEVE_CHANNEL)
+            await notify(conn, EVENTS_CHANNEL, str(run_id))

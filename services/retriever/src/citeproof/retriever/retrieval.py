@@ -1,0 +1,166 @@
+"""Hybrid retrieval of evidence for one claim inside one source document of one user.
+
+Two levels, each fused the same way:
+1. chunks — pgvector (exact cosine search over the document's chunks) and BM25 (rank-bm25 over
+   the cached chunk index), top-k each, fused; the best `evidence_chunks` chunks go on;
+2. sentences of those chunks — the claim's cosine similarity to each sentence's embedding and
+   the sentence's BM25 score (IDF from all sentences of the document), fused; the best
+   `evidence_passages` sentences become the evidence.
+
+`mode` selects both signals (production) or one of them (the benchmark's baselines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+from citeproof.retriever.cache import IndexCache
+from citeproof.retriever.fusion import fuse
+from citeproof.retriever.index import DocumentIndex, EmbedFn, load_index
+from citeproof.retriever.settings import RetrieverSettings
+from citeproof.retriever.tokens import tokenize
+
+HYBRID: Final = "hybrid"
+VECTOR: Final = "vector"
+BM25: Final = "bm25"
+MODES: Final = (VECTOR, BM25, HYBRID)
+
+# Exact nearest chunks inside ONE document. The MATERIALIZED CTE is the point: it fetches the
+# document's rows through (user_id, document_id) first, so the ORDER BY runs over them alone and
+# the planner cannot answer it from the session-wide HNSW index (approximate, and filtered
+# after the fact, it could return fewer than k rows of this document).
+VECTOR_TOP_K = """
+WITH document_chunks AS MATERIALIZED (
+    SELECT id, embedding FROM chunks
+    WHERE user_id = $1 AND document_id = $2 AND embedding IS NOT NULL
+)
+SELECT id, 1 - (embedding <=> $3) AS similarity
+FROM document_chunks
+ORDER BY embedding <=> $3
+LIMIT $4
+"""
+
+
+@dataclass(frozen=True)
+class EvidencePassage:
+    rank: int
+    chunk_id: int
+    page: int | None
+    text: str
+    vector_score: float | None
+    bm25_score: float | None
+    fused_score: float
+
+    def columns(self) -> tuple:
+        """Values in the column order of the `evidence` table after (run_id, citation_id)."""
+        return (self.rank, self.chunk_id, self.page, self.text, self.vector_score,
+                self.bm25_score, self.fused_score)  # fmt: skip
+
+
+def _top_k_mask(scores: np.ndarray, k: int) -> np.ndarray:
+    """Scores of the k best positive entries, NaN elsewhere (not ranked by this signal)."""
+    out = np.full(len(scores), np.nan)
+    positive = np.flatnonzero(scores > 0)
+    best = positive[np.argsort(-scores[positive], kind="stable")[:k]]
+    out[best] = scores[best]
+    return out
+
+
+def _best(fused: np.ndarray, ranked: np.ndarray, limit: int) -> list[int]:
+    candidates = np.flatnonzero(ranked)
+    order = candidates[np.argsort(-fused[candidates], kind="stable")]
+    return [int(i) for i in order[:limit]]
+
+
+class Retriever:
+    """Holds the process's cache and embedding function; one instance per process."""
+
+    def __init__(self, settings: RetrieverSettings, cache: IndexCache, embed: EmbedFn) -> None:
+        self.settings = settings
+        self.cache = cache
+        self.embed = embed
+
+    async def index(self, conn: Any, user_id: Any, document_id: Any) -> DocumentIndex:
+        settings = self.settings
+        return await self.cache.get(
+            user_id,
+            document_id,
+            lambda: load_index(
+                conn,
+                user_id,
+                document_id,
+                min_chars=settings.min_passage_chars,
+                max_chars=settings.max_passage_chars,
+            ),
+        )
+
+    def _fuse(self, signals: Sequence[np.ndarray]) -> np.ndarray:
+        s = self.settings
+        return fuse(signals, method=s.fusion, rrf_k=s.rrf_k, vector_weight=s.vector_weight)
+
+    async def retrieve(
+        self, conn: Any, user_id: Any, document_id: Any, query: str, mode: str = HYBRID
+    ) -> list[EvidencePassage]:
+        if mode not in MODES:
+            raise ValueError(f"unknown retrieval mode {mode!r}")
+        index = await self.index(conn, user_id, document_id)
+        if not index.units:
+            return []
+        settings = self.settings
+        use_vector, use_bm25 = mode != BM25, mode != VECTOR
+        tokens = tokenize(query)
+        chunk_count = len(index.chunk_ids)
+
+        chunk_signals: list[np.ndarray] = []
+        query_vector: np.ndarray | None = None
+        if use_vector:
+            query_vector = (await self.embed([query]))[0]
+            rows = await conn.fetch(
+                VECTOR_TOP_K, user_id, document_id, query_vector, settings.vector_top_k
+            )
+            positions = index.chunk_position()
+            similarities = np.full(chunk_count, np.nan)
+            for row in rows:
+                position = positions.get(row["id"])
+                if position is not None:  # a chunk newer than the cached index is skipped
+                    similarities[position] = row["similarity"]
+            chunk_signals.append(similarities)
+        if use_bm25:
+            chunk_signals.append(_top_k_mask(index.chunk_bm25_scores(tokens), settings.bm25_top_k))
+        ranked_chunks = np.any([~np.isnan(s) for s in chunk_signals], axis=0)
+        top_chunks = _best(self._fuse(chunk_signals), ranked_chunks, settings.evidence_chunks)
+        if not top_chunks:
+            return []
+
+        unit_ids = [u for c in top_chunks for u in index.chunk_units[c]]
+        unit_signals: list[np.ndarray] = []
+        vector_scores = bm25_scores = None
+        if query_vector is not None:
+            vectors = await index.unit_embeddings(top_chunks, self.embed)
+            self.cache.enforce_budget()
+            vector_scores = vectors[unit_ids] @ query_vector
+            unit_signals.append(vector_scores.astype(np.float64))
+        if use_bm25:
+            bm25_scores = index.unit_bm25_scores(tokens, unit_ids)
+            unit_signals.append(np.where(bm25_scores > 0, bm25_scores, np.nan))
+        ranked_units = np.any([~np.isnan(s) for s in unit_signals], axis=0)
+        fused = self._fuse(unit_signals)
+        passages = []
+        for rank, i in enumerate(_best(fused, ranked_units, settings.evidence_passages), 1):
+            unit = index.units[unit_ids[i]]
+            passages.append(
+                EvidencePassage(
+                    rank=rank,
+                    chunk_id=index.chunk_ids[unit.chunk],
+                    page=unit.page,
+                    text=unit.text,
+                    vector_score=None if vector_scores is None else float(vector_scores[i]),
+                    bm25_score=None if bm25_scores is None else float(bm25_scores[i]),
+                    fused_score=float(fused[i]),
+                )
+            )
+        return passages

@@ -1,0 +1,86 @@
+"""Retriever settings. Defaults are the values measured best on Check-COVID dev
+(bench/retrieval.py, docs/adr/0005-retrieval.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from citeproof.settings import Settings, doc
+
+# Chunk candidates from each method before fusion: a source has tens to hundreds of chunks,
+# and the evidence comes from the top few, so deeper lists only add noise to the fusion.
+DEFAULT_VECTOR_TOP_K = 10
+DEFAULT_BM25_TOP_K = 10
+# Chunks whose sentences compete to become evidence.
+DEFAULT_EVIDENCE_CHUNKS = 4
+# Evidence passages handed to the judge per citation.
+DEFAULT_EVIDENCE_PASSAGES = 5
+# The constant of reciprocal rank fusion (Cormack et al. 2009 use 60; small lists favour less).
+DEFAULT_RRF_K = 60
+# Weight of the vector signal in `weighted` fusion (min-max normalised scores).
+DEFAULT_VECTOR_WEIGHT = 0.5
+# Sentences shorter than this are glued to the next one: a bare "Results:" is no evidence.
+DEFAULT_MIN_PASSAGE_CHARS = 40
+# Passages are capped so one run-on "sentence" (a table row dump) cannot flood the judge.
+DEFAULT_MAX_PASSAGE_CHARS = 1200
+# A claim needs this many word tokens (markers removed) to be checkable at all.
+DEFAULT_MIN_CLAIM_WORDS = 3
+# A run waiting for documents looks again after this long even without the parser's nudge.
+DEFAULT_PLAN_SNOOZE_S = 30.0
+# Approximate memory the per-process document-index LRU may use.
+DEFAULT_CACHE_BUDGET_MB = 512
+DEFAULT_CACHE_TTL_S = 24 * 3600
+
+
+class RetrieverSettings(Settings, frozen=True, kw_only=True):
+    ENV_PREFIX: ClassVar[str] = "CITEPROOF_RETRIEVER_"
+
+    vector_top_k: Annotated[
+        int, doc("Chunks taken from the pgvector ranking of the source before fusion.", ge=1)
+    ] = DEFAULT_VECTOR_TOP_K
+    bm25_top_k: Annotated[
+        int, doc("Chunks taken from the BM25 ranking of the source before fusion.", ge=1)
+    ] = DEFAULT_BM25_TOP_K
+    evidence_chunks: Annotated[
+        int, doc("Top fused chunks whose sentences compete to become evidence.", ge=1)
+    ] = DEFAULT_EVIDENCE_CHUNKS
+    evidence_passages: Annotated[
+        int, doc("Evidence passages (sentences) stored per citation for the judge.", ge=1)
+    ] = DEFAULT_EVIDENCE_PASSAGES
+    fusion: Annotated[
+        Literal["rrf", "weighted"],
+        doc(
+            "How vector and BM25 rankings are combined: reciprocal rank fusion, or a weighted "
+            "sum of min-max normalised scores."
+        ),
+    ] = "rrf"
+    rrf_k: Annotated[int, doc("Constant k of reciprocal rank fusion (1/(k+rank)).", ge=1)] = (
+        DEFAULT_RRF_K
+    )
+    vector_weight: Annotated[
+        float,
+        doc("Weight of the vector score in `weighted` fusion (BM25 gets the rest).", ge=0, le=1),
+    ] = DEFAULT_VECTOR_WEIGHT
+    use_context: Annotated[
+        bool, doc("Add the sentence before the claim to the retrieval query.")
+    ] = False
+    min_passage_chars: Annotated[
+        int, doc("Sentences shorter than this are merged with the next one.", ge=0)
+    ] = DEFAULT_MIN_PASSAGE_CHARS
+    max_passage_chars: Annotated[
+        int, doc("Longest evidence passage; longer sentences are cut.", ge=80)
+    ] = DEFAULT_MAX_PASSAGE_CHARS
+    min_claim_words: Annotated[
+        int, doc("Claims with fewer words (markers removed) are `not_checkable`.", ge=1)
+    ] = DEFAULT_MIN_CLAIM_WORDS
+    plan_snooze_s: Annotated[
+        float,
+        doc("A run waiting for documents re-checks after this long (the parser wakes it sooner).",
+            gt=0),
+    ] = DEFAULT_PLAN_SNOOZE_S  # fmt: skip
+    cache_budget_mb: Annotated[
+        int, doc("Approximate memory budget of the per-process document-index LRU.", ge=1)
+    ] = DEFAULT_CACHE_BUDGET_MB
+    cache_ttl_s: Annotated[
+        float, doc("A cached document index is rebuilt after this long.", gt=0)
+    ] = DEFAULT_CACHE_TTL_S

@@ -1,0 +1,186 @@
+"""The retriever's two stages: `plan` (claims `runs`) and `retrieve` (claims `retrieve_tasks`).
+
+One `RetrieverService` per process holds what is worth keeping between tasks — the settings,
+the document-index cache and the embedder — and builds the Stage definitions the runtime runs.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import asyncpg
+import numpy as np
+
+from citeproof.embeddings import get_embedder
+from citeproof.embeddings.base import aembed
+from citeproof.queue import Stage, TaskContext, TerminalOutcome, notify
+from citeproof.retriever.cache import IndexCache
+from citeproof.retriever.index import EmbedFn
+from citeproof.retriever.planning import EVENTS_CHANNEL, RETRIEVE_CHANNEL, Planner
+from citeproof.retriever.query import build_query, strip_markers
+from citeproof.retriever.retrieval import EvidencePassage, Retriever
+from citeproof.retriever.settings import RetrieverSettings
+from citeproof.settings import load
+
+JUDGE_CHANNEL: Final = "citeproof_judge"
+RETRIEVER_BACKEND: Final = "retriever"
+TERMINAL_RUN_STATUSES: Final = ("completed", "cancelled", "failed")
+
+SELECT_CITATION = """
+SELECT c.claim_text, c.claim_start, c.claim_end, c.context_text, c.document_id, r.status
+FROM citations c JOIN runs r ON r.id = $1
+WHERE c.id = $2
+"""
+
+# Markers of every citation in the same sentence (a claim citing [3] and [5] is one sentence
+# with two citation rows), as offsets into the claim.
+SELECT_CLAIM_MARKERS = """
+SELECT marker_start - $2 AS start, marker_end - $2 AS "end"
+FROM citations
+WHERE document_id = $1 AND marker_start >= $2 AND marker_end <= $3
+"""
+
+# Also the cancellation check: a run that ended meanwhile gets no evidence and no judge task.
+COUNT_RETRIEVED = """
+UPDATE runs SET retrieved = retrieved + 1, status = 'judging'
+WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')
+RETURNING id
+"""
+
+DELETE_EVIDENCE = "DELETE FROM evidence WHERE run_id = $1 AND citation_id = $2"
+
+INSERT_EVIDENCE = """
+INSERT INTO evidence (run_id, citation_id, rank, chunk_id, page, text, vector_score,
+                      bm25_score, fused_score)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+"""
+
+INSERT_JUDGE_TASK = """
+INSERT INTO judge_tasks (run_id, citation_id, user_id) VALUES ($1, $2, $3)
+ON CONFLICT (run_id, citation_id) DO NOTHING
+"""
+
+# A retrieval that can never succeed must not hold its run back: it gets a `judge_error`
+# verdict (the pipeline could not produce one) and counts as judged. The completion mirrors
+# the judge's (citeproof.judge.stage.record_verdict) so that whichever finishes last completes.
+INSERT_FAILED_VERDICT = """
+INSERT INTO verdicts (run_id, citation_id, label, confidence, rationale, backend)
+VALUES ($1, $2, 'judge_error', 0, $3, $4)
+ON CONFLICT (run_id, citation_id) DO NOTHING
+RETURNING label
+"""
+
+COUNT_FAILED = """
+UPDATE runs SET retrieved = retrieved + 1, judged = judged + 1
+WHERE id = $1
+RETURNING judged, tasks_total, status
+"""
+
+COMPLETE_RUN = """
+UPDATE runs
+SET status = 'completed', finished_at = now(),
+    counts = coalesce((SELECT jsonb_object_agg(label, n)
+                       FROM (SELECT label, count(*) AS n FROM verdicts
+                             WHERE run_id = $1 GROUP BY label) per_label), '{}'::jsonb)
+WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')
+"""
+
+
+async def default_embed(texts: list[str]) -> np.ndarray:
+    return await aembed(get_embedder(), texts)
+
+
+class RetrieverService:
+    def __init__(self, settings: RetrieverSettings | None = None, embed: EmbedFn | None = None):
+        self.settings = settings or load(RetrieverSettings)
+        budget = self.settings.cache_budget_mb * 1024 * 1024
+        self.cache = IndexCache(budget, self.settings.cache_ttl_s)
+        self.retriever = Retriever(self.settings, self.cache, embed or default_embed)
+        self.planner = Planner(self.settings)
+
+    @property
+    def plan_stage(self) -> Stage:
+        return Stage(name="plan", table="runs", channel=RETRIEVE_CHANNEL, handler=self.planner)
+
+    @property
+    def retrieve_stage(self) -> Stage:
+        return Stage(
+            name="retrieve",
+            table="retrieve_tasks",
+            channel=RETRIEVE_CHANNEL,
+            handler=self.retrieve,
+            on_terminal=self.on_retrieve_terminal,
+        )
+
+    async def query_for(self, conn: asyncpg.Connection, citation: asyncpg.Record) -> str:
+        spans = [
+            (r["start"], r["end"])
+            for r in await conn.fetch(
+                SELECT_CLAIM_MARKERS,
+                citation["document_id"],
+                citation["claim_start"],
+                citation["claim_end"],
+            )
+        ]
+        claim = strip_markers(citation["claim_text"], spans)
+        context = strip_markers(citation["context_text"] or "")
+        return build_query(claim, context, use_context=self.settings.use_context)
+
+    async def retrieve(self, ctx: TaskContext) -> None:
+        task = ctx.row
+        async with ctx.pool.acquire() as conn:
+            citation = await conn.fetchrow(SELECT_CITATION, task["run_id"], task["citation_id"])
+            if citation is None or citation["status"] in TERMINAL_RUN_STATUSES:
+                return  # cancelled run: the runtime completes the task, nothing is handed on
+            query = await self.query_for(conn, citation)
+            passages = await self.retriever.retrieve(
+                conn, task["user_id"], task["source_document_id"], query
+            )
+        await self.hand_off(ctx, passages)
+        ctx.log.info("retrieve.done", passages=len(passages))
+
+    async def hand_off(self, ctx: TaskContext, passages: list[EvidencePassage]) -> None:
+        """Complete the task, store its evidence and queue the judge — one transaction."""
+        run_id, citation_id = ctx.row["run_id"], ctx.row["citation_id"]
+        async with ctx.complete() as conn:
+            if await conn.fetchval(COUNT_RETRIEVED, run_id) is None:
+                return
+            # Delete-then-insert: a retry after an unacknowledged commit writes the same rows.
+            await conn.execute(DELETE_EVIDENCE, run_id, citation_id)
+            await conn.executemany(
+                INSERT_EVIDENCE,
+                [(run_id, citation_id, *p.columns()) for p in passages],
+            )
+            await conn.execute(INSERT_JUDGE_TASK, run_id, citation_id, ctx.row["user_id"])
+            await notify(conn, JUDGE_CHANNEL)
+            await notify(conn, EVENTS_CHANNEL, str(run_id))
+
+    async def on_retrieve_terminal(
+        self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
+    ) -> None:
+        if outcome.state not in ("failed", "dead"):
+            return
+        rationale = f"Retrieval failed for this citation: {outcome.error_detail or 'unknown'}"
+        inserted = await conn.fetchval(
+            INSERT_FAILED_VERDICT, row["run_id"], row["citation_id"], rationale[:500],
+            RETRIEVER_BACKEND,
+        )  # fmt: skip
+        if inserted is None:
+            return
+        progress = await conn.fetchrow(COUNT_FAILED, row["run_id"])
+        if progress["judged"] >= progress["tasks_total"] and (
+            progress["status"] not in TERMINAL_RUN_STATUSES
+        ):
+            await conn.execute(COMPLETE_RUN, row["run_id"])
+        await notify(conn, EVENTS_CHANNEL, str(row["run_id"]))
+
+
+_service: RetrieverService | None = None
+
+
+def service() -> RetrieverService:
+    """The process-wide service (settings from the environment, the shared embedder)."""
+    global _service
+    if _service is None:
+        _service = RetrieverService()
+    return _service

@@ -1,0 +1,45 @@
+"""BM25 tokenisation: folded lower-case words without stop words, lightly stemmed.
+
+The same function tokenises source text and queries, so whatever it does is symmetric; it only
+has to make "detects"/"detection" and "Müller"/"Muller" meet.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from citeproof.text.normalize import dehyphenate, fold_diacritics
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+
+# Function words that carry no topical signal. Negations and quantifiers ("not", "no", "all",
+# "only") are kept on purpose: they are exactly what separates a claim from its contradiction.
+STOP_WORDS = frozenset(
+    """a an the and or of to in on at by for with from as is are was were be been being it its
+    this that these those there their they them he she his her we our you your i me my which who
+    whom whose what when where why how than then so such into onto over under about also can
+    could may might would should will shall do does did done has have had having via per et al
+    upon within without between among both each either neither other any some more most""".split()
+)
+
+# Longest suffix first; a stem must keep at least `_MIN_STEM` characters.
+_SUFFIXES = ("ational", "ization", "ations", "ation", "ness", "ment", "ings", "ing", "ies",
+             "ied", "ity", "ive", "ous", "ers", "er", "ed", "es", "ly", "s")  # fmt: skip
+_MIN_STEM = 4
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A deliberately light suffix stripper (no dictionary, deterministic, ~Porter step 1-2)."""
+    if word.isdigit() or len(word) <= _MIN_STEM:
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
+            return word[: -len(suffix)]
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    folded = fold_diacritics(dehyphenate(text)).lower()
+    return [stem(tok) for tok in _TOKEN.findall(folded) if tok not in STOP_WORDS]
