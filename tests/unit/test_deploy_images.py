@@ -139,6 +139,12 @@ def test_compose_config_needs_the_secret_and_resolves_with_it() -> None:
     assert "needs a healthcheck" in messages
     assert "needs a named volume for its data" in messages
 
+    # The PostgreSQL 17-era mount point on an 18 image would leave the data on an anonymous volume.
+    old_mount = copy.deepcopy(config)
+    old_mount["services"]["postgres"]["volumes"][0]["target"] = "/var/lib/postgresql/data"
+    messages = [f.message for f in compose.check_resolved(old_mount)]
+    assert any("mount the volume there" in m for m in messages), messages
+
 
 def test_compose_file_matches_the_compose_spec_schema() -> None:
     from deploycheck.yamlio import load_one

@@ -94,6 +94,15 @@ def run_compose_config(environment: dict[str, str]) -> subprocess.CompletedProce
     )
 
 
+def postgres_data_mount(image: str) -> str | None:
+    """Where the official (and pgvector) images want the data volume: PostgreSQL 18 moved
+    PGDATA to a versioned directory below /var/lib/postgresql."""
+    match = re.search(r"(?::|pg)(\d{2})(?:\b|$)", image)
+    if match is None:
+        return None
+    return "/var/lib/postgresql" if int(match.group(1)) >= 18 else "/var/lib/postgresql/data"
+
+
 def check_resolved(config: dict[str, Any]) -> list[Finding]:
     """Invariants on the interpolated, normalised model that `docker-compose config` prints."""
     findings: list[Finding] = []
@@ -110,8 +119,13 @@ def check_resolved(config: dict[str, Any]) -> list[Finding]:
             fail("postgres", "must use a pgvector-enabled image")
         if "healthcheck" not in postgres:
             fail("postgres", "needs a healthcheck")
-        if not any(v.get("type") == "volume" for v in postgres.get("volumes", [])):
+        volumes = [v for v in postgres.get("volumes", []) if v.get("type") == "volume"]
+        if not volumes:
             fail("postgres", "needs a named volume for its data")
+        expected = postgres_data_mount(postgres.get("image", ""))
+        if volumes and expected and volumes[0].get("target") != expected:
+            # A mount elsewhere leaves PGDATA on an anonymous volume: data lost on re-create.
+            fail("postgres", f"this image keeps its data below {expected}: mount the volume there")
 
     for name in SERVICES:
         service = services.get(name)
