@@ -26,3 +26,8 @@ deploy-check: deploy-tools
 # Regenerate deploy/grafana/citeproof-dashboard.json and the PrometheusRule, then check.
 deploy-generate: deploy-tools
 	$(PY) deploy/check.py --write
+
+# `make test` runs the deploy checks too, and their tools are then installed before pytest
+# (tests/unit/test_deploy_*.py import them). A prerequisite added here merges with the
+# Makefile's own `test: setup lint`.
+test: deploy-check
