@@ -1,10 +1,13 @@
 """Reference -> uploaded source linking: DOI, arXiv, title, authors + year, thresholds."""
 
+import json
+from pathlib import Path
 from uuid import uuid4
 
 from citeproof.contracts.thesis import Reference, SourceMeta
 from citeproof.linking import ACCEPT_THRESHOLD, link_reference, link_references
 from citeproof.linking.match import title_similarity
+from citeproof.parser.thesis import analyze_thesis
 
 
 def reference(**fields) -> Reference:
@@ -96,3 +99,43 @@ def test_explicit_mapping_overrides_automatic_linking():
     results = link_references([ref], [automatic], explicit={"Smith2020a": chosen})
     assert results["Smith2020a"].document_id == chosen
     assert results["Smith2020a"].method == "explicit"
+
+
+DEMO = Path(__file__).resolve().parents[2] / "samples" / "demo"
+
+
+def demo_sources() -> dict[str, dict]:
+    """Front matter of the demo sources, keyed by the reference label they belong to."""
+    expected = json.loads((DEMO / "expected.json").read_text())
+    sources: dict[str, dict] = {}
+    for label, path in expected["sources"].items():
+        if path is None:
+            continue
+        front = (DEMO / path).read_text().split("---")[1]
+        fields = dict(line.split(": ", 1) for line in front.strip().splitlines())
+        sources[label] = fields
+    return sources
+
+
+def test_demo_thesis_references_link_to_their_sources_by_each_kind_of_evidence():
+    analysis = analyze_thesis((DEMO / "thesis.md").read_text(), [0])
+    fields = demo_sources()
+    ids = {label: uuid4() for label in fields}
+    full, title_only, authors_only = [], [], []
+    for label, meta in fields.items():
+        authors = meta["authors"].split("; ")
+        full.append(
+            SourceMeta(document_id=ids[label], title=meta["title"], doi=meta["doi"], year=2000)
+        )
+        title_only.append(SourceMeta(document_id=ids[label], title=meta["title"]))
+        authors_only.append(
+            SourceMeta(document_id=ids[label], authors=authors, year=int(meta["year"]))
+        )
+    for sources, method in ((full, "doi"), (title_only, "title"), (authors_only, "authors_year")):
+        results = link_references(analysis.references, sources)
+        assert {label: r.document_id for label, r in results.items()} == {
+            **ids,
+            "6": None,
+            "7": None,
+        }
+        assert {results[label].method for label in ids} == {method}

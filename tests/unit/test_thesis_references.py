@@ -198,3 +198,15 @@ def test_footnote_dropped_into_the_list_is_masked():
     assert "Kaggle" not in analysis.references[1].raw
     assert analysis.references[1].authors[-1] == "Etzioni"
     assert [c.reference_label for c in analysis.citations] == ["Ammar2018"]
+
+
+def test_bulleted_author_year_list():
+    text = (
+        "Body (Smith, 2020; Lee & Park, 2019).\n\n## References\n\n"
+        "- Smith, J. (2020). A bulleted entry. Journal, 1.\n"
+        "- Lee, K., & Park, S. (2019). Another one. Press.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [ref.label for ref in analysis.references] == ["Smith2020", "Lee2019"]
+    assert analysis.references[0].raw.startswith("Smith, J. (2020)")
+    assert [c.reference_label for c in analysis.citations] == ["Smith2020", "Lee2019"]

@@ -50,6 +50,7 @@ NOT_ENTRY_START_WORDS = frozenset(
 )
 # Accents that PDF extraction prints as separate characters ("Mart´ın").
 _SPACING_ACCENTS = str.maketrans("", "", "´`¨˜ˆˇ˘˚¸˝")
+_BULLET = re.compile(r"[ \t]*(?:[-*•–·▪][ \t]+)?")
 _PAGE_NUMBER_LINE = re.compile(r"^\s*(?:page\s+)?\d{1,4}\s*$", re.IGNORECASE)
 _FOOTNOTE_LINE = re.compile(r"^\s*\d{1,2}[A-Z][a-z]")
 _AUTHOR_YEAR_HEAD = re.compile(
@@ -194,7 +195,8 @@ def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
         content = line.text.strip()
         if _is_junk(line.text):
             continue
-        offset = line.start + (len(line.text) - len(line.text.lstrip()))
+        # Skip indentation and a list bullet ("- Smith, J. (2020)." in Markdown or plain text).
+        offset = line.start + _BULLET.match(line.text).end()
         if _FOOTNOTE_LINE.match(line.text):
             # A footnote spilled into the list: skip it up to the next line that reads like an
             # entry start, and judge that line against what preceded the footnote.
