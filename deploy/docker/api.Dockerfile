@@ -27,13 +27,15 @@ RUN apt-get update \
 COPY --from=build /opt/venv /opt/venv
 COPY migrations/ /app/migrations/
 COPY deploy/docker/healthcheck.py /app/healthcheck.py
-# Caches go to /tmp so the root filesystem can be mounted read-only.
+# Caches go to /tmp so the root filesystem can be mounted read-only. The API binds to
+# 127.0.0.1 by default (safe on a laptop); in a container it must listen on every interface.
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     XDG_CACHE_HOME=/tmp/cache \
     CITEPROOF_MIGRATIONS_DIR=/app/migrations \
     CITEPROOF_LOG_FORMAT=json \
+    CITEPROOF_API_HOST=0.0.0.0 \
     CITEPROOF_API_PORT=8000
 WORKDIR /app
 USER 10001:10001

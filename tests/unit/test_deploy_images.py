@@ -72,6 +72,14 @@ def test_api_image_must_not_install_torch(tmp_path: Path) -> None:
     assert "the API image must not install torch" in messages
 
 
+def test_api_image_must_listen_on_every_interface(tmp_path: Path) -> None:
+    api = dockerfiles.dockerfile_for("api").read_text(encoding="utf-8")
+    path = tmp_path / "api.Dockerfile"
+    path.write_text(api.replace("CITEPROOF_API_HOST=0.0.0.0 ", ""))
+    messages = [f.message for f in dockerfiles.check_invariants(path, "api")]
+    assert "the runtime stage must set ENV CITEPROOF_API_HOST=0.0.0.0" in messages
+
+
 def test_hadolint_passes_on_every_dockerfile_and_flags_a_bad_one(tmp_path: Path) -> None:
     for service in SERVICES:
         assert dockerfiles.run_hadolint(dockerfiles.dockerfile_for(service)) == []

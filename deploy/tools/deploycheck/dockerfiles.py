@@ -26,6 +26,13 @@ TORCH_DEPENDENTS = {"torch", "sentence-transformers"}
 # What the API image must never carry: it serves HTTP and reads Postgres, nothing more.
 HEAVY_DISTRIBUTIONS = {"torch", "sentence-transformers", "unstructured", "unstructured-inference"}
 ROOT_USERS = {"root", "0", "0:0", "root:root"}
+# Settings whose defaults suit a laptop but not a container (the API binds 127.0.0.1 by default).
+CONTAINER_SETTINGS = {
+    "api": ("CITEPROOF_API_HOST=0.0.0.0", "CITEPROOF_MIGRATIONS_DIR=/app/migrations"),
+    "parser": ("CITEPROOF_MIGRATIONS_DIR=/app/migrations", "DO_NOT_TRACK=1", "HF_HUB_OFFLINE=1"),
+    "retriever": ("CITEPROOF_MIGRATIONS_DIR=/app/migrations", "HF_HUB_OFFLINE=1"),
+    "judge": ("CITEPROOF_MIGRATIONS_DIR=/app/migrations", "HF_HUB_OFFLINE=1"),
+}
 
 
 @dataclass(slots=True)
@@ -153,6 +160,10 @@ def check_invariants(path: Path, service: str) -> list[Finding]:
         fail(f"CMD must be {json.dumps(expected_cmd)}")
     if runtime.last("HEALTHCHECK") is None:
         fail("the runtime stage needs a HEALTHCHECK")
+    environment = " ".join(i.arguments for i in runtime.all("ENV"))
+    for setting in CONTAINER_SETTINGS.get(service, ()):
+        if setting not in environment.split():
+            fail(f"the runtime stage must set ENV {setting}")
 
     ignore = DockerIgnore.from_file(DOCKERIGNORE)
     copied: list[str] = []
