@@ -25,6 +25,8 @@ _YEAR_AFTER_AUTHORS = re.compile(
 _ANY_YEAR = re.compile(r"(?<![\d/.\-:])(?P<year>(?:1[6-9]|20)\d\d)(?P<suffix>[a-z])?(?![\d])")
 _SENTENCE_END = re.compile(r"(?<=[^\s.]{2})[.?!](?=\s|$)|(?<=[)\]])\.(?=\s|$)")
 _AUTHOR_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|&)\s+|\s+and\s+|\s+&\s+|\s+und\s+|,)\s*")
+_SENTENCE_INSIDE = re.compile(r"(?<!\bal)(?<!\bJr)(?<!\bSr)[^\W\d_]{2}\.\s+\S")
+_TRAILING_YEAR = re.compile(r",?\s*\(?(?:1[6-9]|20)\d\d[a-z]?\)?\.?$")
 _ET_AL = re.compile(r"\bet\s+al\.?|\bothers\b", re.IGNORECASE)
 _IN_PREFIX = re.compile(r"^(?:In:?|in:)\s+")
 
@@ -131,6 +133,10 @@ def parse_entry(body: str) -> ParsedFields:
             if suffix and not re.match(r"[a-z](?:[.,;)\s]|$)", body[years[-1].start("suffix") :]):
                 suffix = None
     venue = _venue(rest)
+    # "Action Annotation Tool, 2017": a trailing year belongs to the imprint, not the title.
+    title = _TRAILING_YEAR.sub("", title)
+    if venue is not None and _TRAILING_YEAR.fullmatch(", " + venue):
+        venue = None
     return ParsedFields(
         authors=split_authors(authors_block),
         year=year,
@@ -145,6 +151,12 @@ def parse_entry(body: str) -> ParsedFields:
 def _plausible_author_block(block: str) -> bool:
     block = block.strip()
     if not block or len(block) > 600:
+        return False
+    # "Y. Abouelnaga. Action Annotation Tool, 2017": a full stop after a word inside the block
+    # means the title came before the year (IEEE style), so this is not an author block.
+    if _SENTENCE_INSIDE.search(block):
+        return False
+    if re.search(r"\d", block):
         return False
     # A title or venue before the year has lower-case content words; names do not.
     lower_words = [
@@ -178,5 +190,7 @@ def _venue(rest: str) -> str | None:
     rest = _IN_PREFIX.sub("", rest.strip())
     if not rest:
         return None
-    venue = re.split(r"[,.](?=\s)|\s\(|\s\d", rest, maxsplit=1)[0].strip(" .,")
+    venue = re.split(r"[,.](?=\s)|\s\(|:\d", rest, maxsplit=1)[0]
+    # "Scientometrics 117" / "Nature 476 7358": volume and issue numbers are not the venue.
+    venue = re.sub(r"(?:\s+\d[\d\-–]*)+$", "", venue).strip(" .,")
     return venue or None
