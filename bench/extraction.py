@@ -5,8 +5,8 @@
 For every PDF in FOLDER it extracts the text the way the parser does
 (``citeproof.parser.extract`` when installed, otherwise raw pypdfium2 page text), runs
 ``analyze_thesis`` and counts references and markers. Where an S2ORC parse of the same PDF lies
-beside it (``<name>.s2orc.json``), it scores
-marker detection and marker -> reference linking against the key's ``cite_spans``/``bib_entries``.
+beside it (``<name>.s2orc.json``), it scores marker detection and marker -> reference linking
+against the key's ``cite_spans``/``bib_entries``.
 
 Scoring against the key:
 - Key markers are the ``cite_spans`` with a ``ref_id``; each is located in our text by its
@@ -141,6 +141,12 @@ def map_references(references: list[Reference], bib: dict) -> dict[str, str]:
     return mapping
 
 
+def _title_ratio(left: str | None, right: str | None) -> float:
+    if not left or not right:
+        return 0.0
+    return fuzz.ratio(_normalise_title(left), _normalise_title(right))
+
+
 def _normalise_title(title: str) -> str:
     return " ".join(fold_diacritics(title).lower().split())
 
@@ -183,7 +189,20 @@ def score_against_key(analysis: ThesisAnalysis, text: str, key: dict) -> dict[st
         elif labels and all(label is not None and label in label_to_bib for label in labels):
             confirmed += 1
     total = len(markers)
+    mapped = set(label_to_bib.values())
+    titled = [
+        reference
+        for reference in analysis.references
+        if reference.label in label_to_bib
+        and _title_ratio(reference.title, bib[label_to_bib[reference.label]].get("title")) >= 90
+    ]
     return {
+        # Key bibliography entries that one of our entries maps to, and of our mapped entries
+        # those whose parsed title matches the key's (ratio >= 90).
+        "reference_recall": round(len(mapped) / len(bib), 3) if bib else 0.0,
+        "reference_title_accuracy": round(len(titled) / len(label_to_bib), 3)
+        if label_to_bib
+        else 0.0,
         "key_markers": len(linked_spans),
         "key_markers_located": len(located),
         "marker_precision": round((key_hits + confirmed) / total, 3) if total else 0.0,
@@ -217,7 +236,13 @@ def run(folder: Path) -> dict[str, dict]:
 
 def print_table(results: dict[str, dict]) -> None:
     columns = ["references", "markers", "citations", "unlinked_citations", "style"]
-    scored = ["marker_precision", "marker_precision_strict", "marker_recall", "link_accuracy"]
+    scored = [
+        "marker_precision",
+        "marker_precision_strict",
+        "marker_recall",
+        "link_accuracy",
+        "reference_recall",
+    ]
     header = ["paper", *columns, *scored]
     rows = [
         [name, *(str(row.get(column, "")) for column in columns + scored)]
