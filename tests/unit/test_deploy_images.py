@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import http.server
 import json
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -161,3 +164,29 @@ def test_compose_file_matches_the_compose_spec_schema() -> None:
     assert compose.check_schema(document) == []
     document["services"]["api"]["stop_grace_periodd"] = "30s"
     assert compose.check_schema(document) != []
+
+
+def test_container_healthcheck_script_reports_status() -> None:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200 if self.path == "/healthz" else 503)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    script = str(dockerfiles.DOCKER_DIR / "healthcheck.py")
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+
+        def probe(url: str) -> int:
+            return subprocess.run([sys.executable, script, url], timeout=30, check=False).returncode
+
+        assert probe(f"{base}/healthz") == 0
+        assert probe(f"{base}/readyz") == 1
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert probe(f"{base}/healthz") == 1  # nothing listens any more
