@@ -1,0 +1,198 @@
+"""Hybrid retrieval and the retrieve stage's hand-off, against a real PostgreSQL and the real
+local embedder."""
+
+from __future__ import annotations
+
+import uuid
+
+import asyncpg
+import pytest
+
+from citeproof.queue import TerminalOutcome, run_once
+from citeproof.retriever.retrieval import VECTOR_TOP_K
+from citeproof.retriever.settings import RetrieverSettings
+from citeproof.retriever.stages import RetrieverService
+
+from .retriever_support import (
+    HEAT_ISLANDS,
+    SLEEP_MEMORY,
+    Cite,
+    add_chunks,
+    add_document,
+    add_thesis,
+    create_run,
+    new_session,
+    new_user,
+)
+
+HEAT_TITLE = "Urban heat islands, street trees and cool roofs in dense city centres"
+SLEEP_TITLE = "Sleep, slow waves and the consolidation of declarative memory"
+REFERENCES = {
+    "Okafor2021": {"title": HEAT_TITLE, "authors": ["Okafor"], "year": 2021},
+    "Berg2018": {"title": SLEEP_TITLE, "authors": ["Berg"], "year": 2018},
+}
+CITES = [
+    Cite("Dense city centres stay about three degrees warmer at night than rural land "
+         "(Okafor et al., 2021).", "(Okafor et al., 2021)", ["Okafor2021"]),
+    Cite("Blocks with many street trees are several degrees cooler at noon "
+         "(Okafor et al., 2021; Berg, 2018).", "(Okafor et al., 2021; Berg, 2018)",
+         ["Okafor2021", "Berg2018"]),
+    Cite("Berg (2018) found that sleeping after learning improves recall of word pairs.",
+         "Berg (2018)", ["Berg2018"]),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def service() -> RetrieverService:
+    return RetrieverService(RetrieverSettings())
+
+
+async def _planned_run(pool: asyncpg.Pool, service: RetrieverService, user=None):
+    user = user or await new_user(pool)
+    session = await new_session(pool, user)
+    heat = await add_document(pool, user, title=HEAT_TITLE, authors=["Okafor"], year=2021,
+                              session_id=session)  # fmt: skip
+    heat_chunks = await add_chunks(pool, user, heat, HEAT_ISLANDS)
+    sleep = await add_document(pool, user, title=SLEEP_TITLE, authors=["Berg"], year=2018,
+                               session_id=session)  # fmt: skip
+    await add_chunks(pool, user, sleep, SLEEP_MEMORY)
+    thesis = await add_thesis(pool, user, REFERENCES, CITES, session_id=session)
+    run = await create_run(pool, user, session, thesis.document_id, [heat, sleep])
+    await run_once(pool, service.plan_stage)
+    return run, thesis, heat_chunks
+
+
+async def _evidence(pool: asyncpg.Pool, run_id: uuid.UUID, citation_id: int):
+    return await pool.fetch(
+        "SELECT * FROM evidence WHERE run_id = $1 AND citation_id = $2 ORDER BY rank",
+        run_id,
+        citation_id,
+    )
+
+
+async def test_retrieve_stores_ranked_evidence_and_hands_off(pool, service) -> None:
+    run, thesis, heat_chunks = await _planned_run(pool, service)
+    assert await run_once(pool, service.retrieve_stage) == 4
+    c = thesis.citation_ids
+
+    night = await _evidence(pool, run, c[0])
+    assert [e["rank"] for e in night] == list(range(1, len(night) + 1))
+    assert "3.2 degrees Celsius higher" in night[0]["text"]
+    assert (night[0]["chunk_id"], night[0]["page"]) == (heat_chunks[0], 1)
+    assert night[0]["vector_score"] > 0 and night[0]["bm25_score"] > 0
+    assert [e["fused_score"] for e in night] == sorted((e["fused_score"] for e in night),
+                                                       reverse=True)  # fmt: skip
+    trees = await _evidence(pool, run, c[1])
+    assert "canopy cover" in trees[0]["text"] and trees[0]["page"] == 2
+    sleep = await _evidence(pool, run, c[3])
+    assert "word pairs" in " ".join(e["text"] for e in sleep[:2])
+    # Every passage is a sentence of the source, verbatim.
+    for row in night + trees + sleep:
+        assert any(row["text"] in text for text in HEAT_ISLANDS + SLEEP_MEMORY)
+
+    run_row = await pool.fetchrow("SELECT status, retrieved FROM runs WHERE id = $1", run)
+    assert tuple(run_row) == ("judging", 4)
+    judge = await pool.fetch("SELECT citation_id, state FROM judge_tasks WHERE run_id = $1", run)
+    assert sorted(r["citation_id"] for r in judge) == sorted(c[:4])
+    assert {r["state"] for r in judge} == {"queued"}
+
+
+async def test_the_query_never_contains_markers(pool, service) -> None:
+    _, thesis, _ = await _planned_run(pool, service)
+    queries = []
+    async with pool.acquire() as conn:
+        for citation_id in thesis.citation_ids:
+            citation = await conn.fetchrow(
+                "SELECT c.*, 'retrieving' AS status FROM citations c WHERE id = $1", citation_id
+            )
+            queries.append(await service.query_for(conn, citation))
+    assert queries == [
+        "Dense city centres stay about three degrees warmer at night than rural land.",
+        "Blocks with many street trees are several degrees cooler at noon.",
+        "Blocks with many street trees are several degrees cooler at noon.",
+        "found that sleeping after learning improves recall of word pairs.",
+    ]
+
+
+async def test_retrieval_is_deterministic_with_a_cold_cache(pool, service) -> None:
+    user = await new_user(pool)
+    document = await add_document(pool, user)
+    await add_chunks(pool, user, document, HEAT_ISLANDS + SLEEP_MEMORY)
+    query = "Trees make city streets cooler by shading them."
+    async with pool.acquire() as conn:
+        warm_first = await service.retriever.retrieve(conn, user, document, query)
+        warm_again = await service.retriever.retrieve(conn, user, document, query)
+        fresh = RetrieverService(RetrieverSettings())
+        cold = await fresh.retriever.retrieve(conn, user, document, query)
+    assert warm_first == warm_again
+    assert [(p.chunk_id, p.text, p.page) for p in cold] == [
+        (p.chunk_id, p.text, p.page) for p in warm_first
+    ]
+    assert [p.fused_score for p in cold] == pytest.approx([p.fused_score for p in warm_first])
+
+
+async def test_a_user_never_retrieves_another_users_chunks(pool, service) -> None:
+    alice, bob = await new_user(pool), await new_user(pool)
+    # The same bytes uploaded by both: two documents, two sets of identical chunks.
+    alice_doc = await add_document(pool, alice, content="same-bytes")
+    bob_doc = await add_document(pool, bob, content="same-bytes")
+    alice_chunks = set(await add_chunks(pool, alice, alice_doc, HEAT_ISLANDS))
+    bob_chunks = set(await add_chunks(pool, bob, bob_doc, HEAT_ISLANDS))
+    query = "City centres are warmer at night."
+    async with pool.acquire() as conn:
+        # Alice's index is cached first; Bob must still get only his own rows.
+        from_alice = await service.retriever.retrieve(conn, alice, alice_doc, query)
+        from_bob = await service.retriever.retrieve(conn, bob, bob_doc, query)
+        # A task naming Bob's document under Alice's user finds nothing at all.
+        crossed = await service.retriever.retrieve(conn, alice, bob_doc, query)
+    assert from_alice and {p.chunk_id for p in from_alice} <= alice_chunks
+    assert from_bob and {p.chunk_id for p in from_bob} <= bob_chunks
+    assert [p.text for p in from_alice] == [p.text for p in from_bob]
+    assert crossed == []
+
+
+async def test_exact_vector_search_never_uses_the_hnsw_index(pool) -> None:
+    user = await new_user(pool)
+    document = await add_document(pool, user)
+    await add_chunks(pool, user, document, HEAT_ISLANDS)
+    vector = await pool.fetchval("SELECT embedding FROM chunks WHERE document_id = $1", document)
+    async with pool.acquire() as conn, conn.transaction():
+        # Push the planner towards indexes as hard as possible.
+        await conn.execute("SET LOCAL enable_seqscan = off")
+        await conn.execute("SET LOCAL enable_sort = off")
+        plan = "\n".join(
+            r[0] for r in await conn.fetch("EXPLAIN " + VECTOR_TOP_K, user, document, vector, 5)
+        )
+    assert "hnsw" not in plan.lower()
+    assert "chunks_user_document_idx" in plan or "Seq Scan" in plan
+
+
+async def test_a_cancelled_run_gets_no_evidence_and_no_judge_task(pool, service) -> None:
+    run, _, _ = await _planned_run(pool, service)
+    await pool.execute("UPDATE runs SET status = 'cancelled' WHERE id = $1", run)
+    await run_once(pool, service.retrieve_stage)
+    states = await pool.fetch("SELECT state FROM retrieve_tasks WHERE run_id = $1", run)
+    assert {r["state"] for r in states} == {"succeeded"}
+    assert await pool.fetchval("SELECT count(*) FROM evidence WHERE run_id = $1", run) == 0
+    assert await pool.fetchval("SELECT count(*) FROM judge_tasks WHERE run_id = $1", run) == 0
+    assert await pool.fetchval("SELECT status FROM runs WHERE id = $1", run) == "cancelled"
+
+
+async def test_a_dead_retrieval_does_not_hold_the_run_back(pool, service) -> None:
+    run, thesis, _ = await _planned_run(pool, service)
+    tasks = await pool.fetch("SELECT * FROM retrieve_tasks WHERE run_id = $1 ORDER BY id", run)
+    # Three tasks retrieve and are judged; the fourth dies.
+    await pool.execute("UPDATE runs SET judged = 3 WHERE id = $1", run)
+    async with pool.acquire() as conn, conn.transaction():
+        await service.on_retrieve_terminal(
+            conn, tasks[-1], TerminalOutcome("dead", "internal_error", "boom")
+        )
+    row = await pool.fetchrow("SELECT status, judged, counts FROM runs WHERE id = $1", run)
+    assert (row["status"], row["judged"]) == ("completed", 4)
+    verdict = await pool.fetchrow(
+        "SELECT label, rationale FROM verdicts WHERE run_id = $1 AND citation_id = $2",
+        run,
+        tasks[-1]["citation_id"],
+    )
+    assert verdict["label"] == "judge_error" and "boom" in verdict["rationale"]
+    assert thesis.citation_ids  # the thesis had citations to judge
