@@ -40,6 +40,17 @@ def test_headings_paragraphs_and_page_continuations() -> None:
     assert continued.text.startswith("continued")
 
 
+def test_a_caption_inside_a_sentence_is_moved_after_it() -> None:
+    long = "y" * 70
+    lines = [f"{long} line {n}" for n in range(5)]
+    lines += [f"{long} as shown by (Xiong et al.,", "Figure 1: Part of the graph.", "2017). Next."]
+    blocks = lines_to_blocks([lines])
+    assert [b.kind for b in blocks] == [PARAGRAPH, PARAGRAPH, "caption"]
+    assert blocks[1].continues and blocks[1].text == "2017). Next."
+    doc = assemble(blocks, 1)
+    assert "(Xiong et al.,\n2017)." in doc.text
+
+
 def test_hyphen_kept_at_line_end_joins_compounds() -> None:
     blocks = lines_to_blocks([["A state-of-", "the-art system works."]])
     assert blocks[0].text == "A state-of-the-art system works."

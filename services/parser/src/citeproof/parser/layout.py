@@ -152,4 +152,33 @@ def lines_to_blocks(pages: list[list[str]]) -> list[Block]:
                 flush()
             previous_ended = ended
         flush()
-    return blocks
+    return _move_floats_out_of_sentences(blocks)
+
+
+def _move_floats_out_of_sentences(blocks: list[Block]) -> list[Block]:
+    """A figure/table caption typeset in the middle of a paragraph ("... (e.g., Xiong et al.,"
+    / "Figure 1: ..." / "2017). We ...") is moved after the paragraph's continuation, which is
+    then joined to the paragraph so that the sentence and its citation stay whole."""
+    out = list(blocks)
+    index = 1
+    while index < len(out) - 1:
+        previous, current = out[index - 1], out[index]
+        if (
+            current.kind == CAPTION
+            and previous.kind == PARAGRAPH
+            and not _TERMINAL.search(previous.text)
+        ):
+            follow = index + 1
+            while follow < len(out) and out[follow].kind == CAPTION:
+                follow += 1
+            if follow < len(out) and out[follow].kind == PARAGRAPH:
+                continuation = out[follow]
+                floats = out[index:follow]
+                out[index : follow + 1] = [
+                    Block(PARAGRAPH, continuation.text, continuation.page, continues=True),
+                    *floats,
+                ]
+                index += len(floats) + 1
+                continue
+        index += 1
+    return out
