@@ -210,3 +210,21 @@ def test_bulleted_author_year_list():
     assert [ref.label for ref in analysis.references] == ["Smith2020", "Lee2019"]
     assert analysis.references[0].raw.startswith("Smith, J. (2020)")
     assert [c.reference_label for c in analysis.citations] == ["Smith2020", "Lee2019"]
+
+
+def test_word_list_numbering_lost_entries_are_paragraphs_numbered_in_order():
+    text = (
+        "Roads are dangerous [1]. Phones distract drivers [2, 3]. Cameras help [3].\n\n"
+        "References\n\n"
+        "Y. Abouelnaga. Action annotation tool, 2017.\n\n"
+        "R. Berri and A. G. Silva. A pattern recognition system for detecting phones. "
+        "Sensors, 2014.\n\n"
+        "C. Craye and F. Karray. Driver distraction detection. arXiv:1502.00250, 2015.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [(ref.label, ref.authors[0]) for ref in analysis.references] == [
+        ("1", "Abouelnaga"),
+        ("2", "Berri"),
+        ("3", "Craye"),
+    ]
+    assert [c.reference_label for c in analysis.citations] == ["1", "2", "3", "3"]

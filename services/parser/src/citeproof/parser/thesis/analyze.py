@@ -5,6 +5,8 @@ from __future__ import annotations
 import bisect
 import re
 
+import msgspec
+
 from citeproof.contracts.thesis import (
     STYLE_AUTHOR_YEAR,
     STYLE_NUMERIC,
@@ -23,6 +25,8 @@ from citeproof.text.sentences import sentence_index_at, split_sentences
 # Without a reference list, numeric markers above this are more likely numbers than citations.
 MAX_UNLISTED_NUMBER = 300
 
+# Numeric markers needed before unlabelled entries are numbered in order.
+MIN_NUMERIC_MARKERS_TO_NUMBER = 3
 # A numeric marker naming a number beyond factor x the highest entry number (+ slack) is a value.
 NUMERIC_CEILING_FACTOR = 1.5
 NUMERIC_CEILING_SLACK = 5
@@ -35,6 +39,28 @@ def _fallback_section(text: str) -> Section | None:
     for match in _FIRST_NUMBERED_ENTRY.finditer(text, len(text) // 2):
         return Section(heading_start=match.start(), start=match.start(), end=len(text))
     return None
+
+
+def _number_if_cited_by_number(
+    references: list[Reference], text: str, section: Section | None
+) -> list[Reference]:
+    """Number unlabelled entries 1..n when the body cites by number.
+
+    Word's automatic list numbering does not survive extraction, so a numbered bibliography
+    arrives as plain paragraphs while the body says "[3]".
+    """
+    if not references or any(ref.label.isdigit() for ref in references):
+        return references
+    numeric = author_year = 0
+    for body_start, body_end in _body_ranges(len(text), section):
+        for marker in find_markers(text, body_start, body_end):
+            if marker.kind != "numeric":
+                author_year += 1
+            elif all(1 <= (item.number or 0) <= len(references) for item in marker.items):
+                numeric += 1
+    if numeric < MIN_NUMERIC_MARKERS_TO_NUMBER or numeric <= author_year:
+        return references
+    return [msgspec.structs.replace(ref, label=str(ref.ordinal)) for ref in references]
 
 
 def _body_ranges(length: int, section: Section | None) -> list[tuple[int, int]]:
@@ -128,6 +154,7 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         notes.append("no reference section found; markers cannot be checked against a list")
     elif not references:
         notes.append("reference section found but no entries could be split")
+    references = _number_if_cited_by_number(references, view.text, section)
     index = ReferenceIndex(references)
     claims = _Claims(view)
 

@@ -274,6 +274,17 @@ def mask_footnotes(text: str, start: int, end: int) -> str:
     return "".join(pieces)
 
 
+def _paragraph_starts(text: str, start: int, end: int) -> list[int]:
+    """Offsets of the non-empty paragraphs (blank-line separated) of ``text[start:end]``."""
+    starts: list[int] = []
+    for match in re.finditer(r"(?:\A|\n[ \t]*\n)\s*(?=\S)", text[start:end]):
+        position = start + match.end()
+        line_end = text.find("\n", position, end)
+        if not _is_junk(text[position : line_end if line_end >= 0 else end]):
+            starts.append(position)
+    return starts
+
+
 def split_entries(text: str, start: int, end: int) -> list[EntrySpan]:
     """Entries of the reference section ``text[start:end]`` (view offsets)."""
     numbered = _numbered_entries(text, start, end)
@@ -284,6 +295,11 @@ def split_entries(text: str, start: int, end: int) -> list[EntrySpan]:
         lines = _lines(text, start, end)
         starts = _author_year_entries(text, lines, end)
         starts = _with_mid_line_starts(text, starts, end)
+        paragraphs = _paragraph_starts(text, start, end)
+        if len(paragraphs) >= MIN_NUMBERED_ENTRIES and len(starts) < len(paragraphs) / 2:
+            # Word's automatic list numbering is lost in extraction, and IEEE/Vancouver entries
+            # (year at the end) have no author-year head: one paragraph per entry then.
+            starts = paragraphs
         spans = [(offset, None, offset) for offset in starts]
     entries: list[EntrySpan] = []
     for position, (entry_start, number, body_start) in enumerate(spans):
