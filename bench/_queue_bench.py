@@ -1,14 +1,18 @@
 """The queue benchmark's harness: the same phases, in the same order, for every system.
 
-Per system, in one embedded PostgreSQL and one Python process (one asyncio loop):
-1. install its schema; start its worker; warm up (a small drained batch: connections,
-   prepared statements, caches);
-2. latency: with the worker idle-waiting, enqueue tasks one at a time at a fixed rate; a
-   task's latency is the time from just before its enqueue call (producer side, so the
-   enqueue's own commit counts) to the start of its handler, on one monotonic clock;
-3. stop the worker; enqueue the throughput batch in one statement; start the worker;
-   throughput = tasks / (time from the first handler start to the moment the database shows
-   every task finished). Completions a system buffers in memory only count once written.
+All systems share one embedded PostgreSQL (each in its own schema) and one Python process
+(one asyncio loop); only one system's worker runs at a time.
+1. install every system's schema;
+2. per system - start its worker, warm up (a small drained batch: connections, prepared
+   statements, caches), let it go idle, then measure latency: enqueue tasks one at a time at
+   a fixed rate; a task's latency is the time from just before its enqueue call (producer
+   side, so the enqueue's own commit counts) to the start of its handler, on one monotonic
+   clock; stop the worker;
+3. throughput, in rounds that interleave the systems: enqueue the round's tasks in one
+   statement with the worker stopped, start the worker, and take tasks / (time from the
+   first handler start to the moment the database shows every task finished - completions
+   a system buffers in memory count only once written); stop the worker. The median round
+   is reported.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,8 +28,13 @@ from typing import Protocol
 
 import common
 from _queue_citeproof import CiteproofSystem
-from _queue_pgqueuer import PgqueuerSystem
+from _queue_pgqueuer import PgqueuerSystem, UnboundedPgqueuerSystem
 from _queue_procrastinate import ProcrastinateSystem
+from _queue_proposal import (
+    GroupCommitOnlySystem,
+    NoPoolResetOnlySystem,
+    ProposedCiteproofSystem,
+)
 from _queue_raw import RawSqlSystem
 
 from citeproof.obs.logs import configure_logging
@@ -32,7 +42,8 @@ from citeproof.obs.settings import ObservabilitySettings
 
 RESULT_NAME = "queue"
 BASELINE = "citeproof"
-DEFAULT_TASKS = 10_000
+DEFAULT_TASKS = 5_000
+DEFAULT_ROUNDS = 3
 DEFAULT_LATENCY_TASKS = 1_000
 DEFAULT_RATE = 200.0
 DEFAULT_CONCURRENCY = 20
@@ -65,6 +76,14 @@ SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
     "pgqueuer": PgqueuerSystem,
     "procrastinate": ProcrastinateSystem,
     "raw_sql": RawSqlSystem,
+}
+# Measured only on request (--systems): prototypes of proposed runtime changes, and pgqueuer
+# without the in-flight cap the comparison imposes on it.
+EXTRA_SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
+    "citeproof_proposed": ProposedCiteproofSystem,
+    "citeproof_group_commit": GroupCommitOnlySystem,
+    "citeproof_no_reset": NoPoolResetOnlySystem,
+    "pgqueuer_unbounded": UnboundedPgqueuerSystem,
 }
 
 
@@ -103,6 +122,7 @@ class Recorder:
 @dataclass
 class Options:
     tasks: int
+    rounds: int
     latency_tasks: int
     rate: float
     concurrency: int
@@ -134,57 +154,80 @@ async def measure_latency(system: QueueSystem, recorder: Recorder, opts: Options
     return [(recorder.started[s] - enqueued[s]) * 1000 for s in seqs]
 
 
-async def measure_throughput(system: QueueSystem, recorder: Recorder, opts: Options) -> float:
-    seqs = range(THROUGHPUT_BASE, THROUGHPUT_BASE + opts.tasks)
-    await system.stop()
+async def measure_throughput(
+    system: QueueSystem, recorder: Recorder, opts: Options, round_no: int
+) -> float:
+    base = THROUGHPUT_BASE + round_no * opts.tasks
+    seqs = range(base, base + opts.tasks)
     await system.enqueue_many(seqs)
     recorder.expect(seqs)
     await system.start(recorder)
     await recorder.wait(f"{system.name} throughput")
     await wait_drained(system)
     finished = time.perf_counter()
+    await system.stop()
     first = min(recorder.started[s] for s in seqs)
     return opts.tasks / (finished - first)
 
 
-async def run_system(system: QueueSystem, opts: Options) -> dict[str, float]:
-    recorder = Recorder()
-    await system.install()
-    try:
-        await system.start(recorder)
-        warmup = range(WARMUP_TASKS)
-        await system.enqueue_many(warmup)
-        recorder.expect(warmup)
-        await recorder.wait(f"{system.name} warm-up")
-        await wait_drained(system)
-        await asyncio.sleep(IDLE_SETTLE_S)
-        latencies = await measure_latency(system, recorder, opts)
-        tasks_per_s = await measure_throughput(system, recorder, opts)
-    finally:
-        await system.close()
-    if recorder.duplicates:
-        raise RuntimeError(f"{system.name}: {recorder.duplicates} tasks started twice")
-    return {
-        "tasks_per_s": round(tasks_per_s, 1),
-        "p50_ms": round(common.percentile(latencies, 50), 2),
-        "p99_ms": round(common.percentile(latencies, 99), 2),
-    }
+async def warm_up(system: QueueSystem, recorder: Recorder) -> None:
+    warmup = range(WARMUP_TASKS)
+    await system.enqueue_many(warmup)
+    recorder.expect(warmup)
+    await recorder.wait(f"{system.name} warm-up")
+    await wait_drained(system)
 
 
 async def run_all(url: str, names: list[str], opts: Options) -> dict[str, dict[str, float]]:
-    results: dict[str, dict[str, float]] = {}
-    for name in names:
-        system = SYSTEMS[name](url, opts.concurrency, opts.batch_size)
-        print(f"{name}: {system.describe()}", flush=True)
-        started = time.perf_counter()
-        results[name] = await run_system(system, opts)
-        print(f"  {results[name]}  ({time.perf_counter() - started:.1f} s)", flush=True)
-    return results
+    factories = {**SYSTEMS, **EXTRA_SYSTEMS}
+    systems = [factories[name](url, opts.concurrency, opts.batch_size) for name in names]
+    recorders = {system.name: Recorder() for system in systems}
+    latencies: dict[str, list[float]] = {}
+    rates: dict[str, list[float]] = {system.name: [] for system in systems}
+    try:
+        for system in systems:
+            print(f"{system.name}: {system.describe()}", flush=True)
+            await system.install()
+        for system in systems:
+            recorder = recorders[system.name]
+            await system.start(recorder)
+            await warm_up(system, recorder)
+            await asyncio.sleep(IDLE_SETTLE_S)
+            latencies[system.name] = await measure_latency(system, recorder, opts)
+            await system.stop()
+        # Rounds interleave the systems, so a burst of load from elsewhere on the machine
+        # hits one round of each rather than every round of one; the median is reported.
+        for round_no in range(opts.rounds):
+            for system in systems:
+                rate = await measure_throughput(system, recorders[system.name], opts, round_no)
+                rates[system.name].append(rate)
+            print(
+                f"round {round_no + 1}: "
+                + ", ".join(f"{name} {r[-1]:,.0f}/s" for name, r in rates.items()),
+                flush=True,
+            )
+    finally:
+        for system in systems:
+            await system.close()
+    for name, recorder in recorders.items():
+        if recorder.duplicates:
+            raise RuntimeError(f"{name}: {recorder.duplicates} tasks started twice")
+    return {
+        name: {
+            "tasks_per_s": round(statistics.median(rates[name]), 1),
+            "p50_ms": round(common.percentile(latencies[name], 50), 2),
+            "p99_ms": round(common.percentile(latencies[name], 99), 2),
+        }
+        for name in rates
+    }
 
 
 def parse_args(argv: list[str] | None) -> tuple[list[str], Options]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=DEFAULT_TASKS, help="throughput batch")
+    parser.add_argument(
+        "--tasks", type=int, default=DEFAULT_TASKS, help="tasks per throughput round"
+    )
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="throughput rounds")
     parser.add_argument(
         "--latency-tasks", type=int, default=DEFAULT_LATENCY_TASKS, help="latency samples"
     )
@@ -194,11 +237,12 @@ def parse_args(argv: list[str] | None) -> tuple[list[str], Options]:
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.systems.split(",") if n.strip()]
-    unknown = set(names) - SYSTEMS.keys()
+    unknown = set(names) - SYSTEMS.keys() - EXTRA_SYSTEMS.keys()
     if unknown:
         parser.error(f"unknown systems: {', '.join(sorted(unknown))}")
     return names, Options(
         tasks=args.tasks,
+        rounds=args.rounds,
         latency_tasks=args.latency_tasks,
         rate=args.rate,
         concurrency=args.concurrency,
@@ -210,9 +254,10 @@ def main(argv: list[str] | None = None) -> int:
     names, opts = parse_args(argv)
     configure_logging("bench", ObservabilitySettings(log_level="warning"))
     print(
-        f"queue benchmark: {opts.tasks} no-op tasks for throughput (queued first, then "
-        f"drained), {opts.latency_tasks} for latency at {opts.rate:g}/s; concurrency "
-        f"{opts.concurrency} per system, batch {opts.batch_size}; {os.cpu_count()} CPUs",
+        f"queue benchmark: throughput = median of {opts.rounds} rounds of {opts.tasks} no-op "
+        f"tasks (queued first, then drained); latency = {opts.latency_tasks} tasks enqueued one "
+        f"at a time at {opts.rate:g}/s; concurrency {opts.concurrency} per system, batch "
+        f"{opts.batch_size}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
     with common.fresh_postgres() as url:
@@ -226,9 +271,9 @@ def main(argv: list[str] | None = None) -> int:
         ],
         baseline=BASELINE,
     )
-    if set(names) == set(SYSTEMS):
-        path = common.write_results(RESULT_NAME, results)
+    if SYSTEMS.keys() <= set(names):
+        path = common.write_results(RESULT_NAME, {name: results[name] for name in SYSTEMS})
         print(f"wrote {path}")
     else:
-        print("(a subset of systems: bench/results/queue.json not written)")
+        print("(not every system ran: bench/results/queue.json not written)")
     return 0

@@ -13,9 +13,6 @@ from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
 from citeproof.queue import QueueSettings, Stage, TaskContext, Worker, notify
 
-SCHEMA = "bench_citeproof"
-TABLE = f"{SCHEMA}.tasks"
-CHANNEL = "bench_citeproof"
 # Room for the handlers' completions plus the claim loop, heartbeat and sweeper, sized the
 # way `citeproof.queue.serve` sizes a service's pool.
 POOL_HEADROOM = 4
@@ -23,9 +20,9 @@ DRAIN_GRACE_S = 5.0
 
 # The claim columns, checks and indexes of judge_tasks/retrieve_tasks (migrations/0001),
 # without their foreign keys; `payload` carries the benchmark's sequence number.
-DDL = f"""
-CREATE SCHEMA IF NOT EXISTS {SCHEMA};
-CREATE TABLE {TABLE} (
+DDL = """
+CREATE SCHEMA IF NOT EXISTS {schema};
+CREATE TABLE {table} (
     id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     payload           text NOT NULL,
     state             text NOT NULL DEFAULT 'queued'
@@ -43,21 +40,26 @@ CREATE TABLE {TABLE} (
     created_at        timestamptz NOT NULL DEFAULT now(),
     finished_at       timestamptz
 );
-CREATE INDEX ON {TABLE} (priority, run_after) WHERE state = 'queued';
-CREATE INDEX ON {TABLE} (lease_expires_at) WHERE state = 'running';
-CREATE INDEX ON {TABLE} (worker_id) WHERE state = 'running';
+CREATE INDEX ON {table} (priority, run_after) WHERE state = 'queued';
+CREATE INDEX ON {table} (lease_expires_at) WHERE state = 'running';
+CREATE INDEX ON {table} (worker_id) WHERE state = 'running';
 """
 
-INSERT_ONE = f"INSERT INTO {TABLE} (payload) VALUES ($1)"
-INSERT_MANY = f"INSERT INTO {TABLE} (payload) SELECT unnest($1::text[])"
-UNFINISHED = f"SELECT count(*) FROM {TABLE} WHERE state IN ('queued', 'running')"
+INSERT_ONE = "INSERT INTO {table} (payload) VALUES ($1)"
+INSERT_MANY = "INSERT INTO {table} (payload) SELECT unnest($1::text[])"
+UNFINISHED = "SELECT count(*) FROM {table} WHERE state IN ('queued', 'running')"
 
 
 class CiteproofSystem:
     name = "citeproof"
+    worker_class: type[Worker] = Worker
 
     def __init__(self, url: str, concurrency: int, batch_size: int) -> None:
         self.url = url
+        # Schema and channel named after the system, so variants can share one database.
+        self.schema = f"bench_{self.name}"
+        self.table = f"{self.schema}.tasks"
+        self.channel = self.schema
         self.settings = QueueSettings(
             concurrency=concurrency, batch_size=batch_size, worker_http_port=0
         ).validate()
@@ -79,15 +81,15 @@ class CiteproofSystem:
             DatabaseSettings(url=self.url), max_size=self.settings.concurrency + POOL_HEADROOM
         )
         self.client = await asyncpg.connect(self.url)
-        await self.client.execute(DDL)
+        await self.client.execute(DDL.format(schema=self.schema, table=self.table))
 
     async def start(self, on_start: Callable[[int], None]) -> None:
         async def handle(ctx: TaskContext) -> None:
             on_start(int(ctx.row["payload"]))
 
-        stage = Stage(name="bench", table=TABLE, channel=CHANNEL, handler=handle)
+        stage = Stage(name="bench", table=self.table, channel=self.channel, handler=handle)
         assert self.pool is not None
-        self.worker = Worker(
+        self.worker = self.worker_class(
             service="bench",
             stages=[stage],
             pool=self.pool,
@@ -107,18 +109,21 @@ class CiteproofSystem:
         # The product's hand-off: insert and NOTIFY in one transaction.
         assert self.client is not None
         async with self.client.transaction():
-            await self.client.execute(INSERT_ONE, str(seq))
-            await notify(self.client, CHANNEL)
+            await self.client.execute(self._sql(INSERT_ONE), str(seq))
+            await notify(self.client, self.channel)
 
     async def enqueue_many(self, seqs: range) -> None:
         assert self.client is not None
         async with self.client.transaction():
-            await self.client.execute(INSERT_MANY, [str(s) for s in seqs])
-            await notify(self.client, CHANNEL)
+            await self.client.execute(self._sql(INSERT_MANY), [str(s) for s in seqs])
+            await notify(self.client, self.channel)
 
     async def unfinished(self) -> int:
         assert self.client is not None
-        return await self.client.fetchval(UNFINISHED)
+        return await self.client.fetchval(self._sql(UNFINISHED))
+
+    def _sql(self, statement: str) -> str:
+        return statement.format(table=self.table)
 
     async def close(self) -> None:
         await self.stop()

@@ -20,19 +20,23 @@ from pgqueuer.models import Job
 from pgqueuer.qm import QueueManager
 from pgqueuer.queries import Queries
 
-SCHEMA = "bench_pgqueuer"
 ENTRYPOINT = "noop"
 
 
 class PgqueuerSystem:
     name = "pgqueuer"
+    # None: no cap on this worker's in-flight jobs (pgqueuer's default and its own benchmark's
+    # setting); the benchmark caps it at the shared concurrency.
+    bounded = True
+    schema = "bench_pgqueuer"
 
     def __init__(self, url: str, concurrency: int, batch_size: int) -> None:
         self.url = url
         self.concurrency = concurrency
         # pgqueuer refuses max_concurrent_tasks < 2 * batch_size.
         self.batch_size = min(batch_size, concurrency // 2)
-        self.db = DBSettings(db_schema=SCHEMA)
+        # NOTIFY channels are database-wide: one per installation, like the schema.
+        self.db = DBSettings(db_schema=self.schema, channel=f"{self.schema}_ch")
         self.client: asyncpg.Connection | None = None
         self._client_queries: Queries | None = None
         self._conn: asyncpg.Connection | None = None
@@ -41,7 +45,8 @@ class PgqueuerSystem:
 
     def describe(self) -> str:
         return (
-            f"1 QueueManager (1 asyncpg connection), max_concurrent_tasks={self.concurrency}, "
+            f"1 QueueManager (1 asyncpg connection), "
+            f"max_concurrent_tasks={self.concurrency if self.bounded else 'unlimited'}, "
             f"batch_size={self.batch_size}, LISTEN on, dequeue_timeout 30 s (default)"
         )
 
@@ -69,7 +74,10 @@ class PgqueuerSystem:
 
         self._qm = qm
         self._task = asyncio.create_task(
-            qm.run(batch_size=self.batch_size, max_concurrent_tasks=self.concurrency)
+            qm.run(
+                batch_size=self.batch_size,
+                max_concurrent_tasks=self.concurrency if self.bounded else None,
+            )
         )
 
     async def stop(self) -> None:
@@ -94,9 +102,17 @@ class PgqueuerSystem:
     async def unfinished(self) -> int:
         # Finished jobs leave the queue table (moved to the log table).
         assert self.client is not None
-        return await self.client.fetchval(f"SELECT count(*) FROM {SCHEMA}.pgqueuer")
+        return await self.client.fetchval(f"SELECT count(*) FROM {self.schema}.pgqueuer")
 
     async def close(self) -> None:
         await self.stop()
         if self.client is not None:
             await self.client.close()
+
+
+class UnboundedPgqueuerSystem(PgqueuerSystem):
+    """pgqueuer as its own benchmark runs it: no cap on in-flight jobs (reference only)."""
+
+    name = "pgqueuer_unbounded"
+    bounded = False
+    schema = "bench_pgqueuer_unbounded"
