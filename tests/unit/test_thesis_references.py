@@ -228,3 +228,26 @@ def test_word_list_numbering_lost_entries_are_paragraphs_numbered_in_order():
         ("3", "Craye"),
     ]
     assert [c.reference_label for c in analysis.citations] == ["1", "2", "3", "3"]
+
+
+def test_numbered_list_cited_by_author_and_year_gets_author_year_labels():
+    text = (
+        "Trees cool streets (Kowalczyk et al., 2021). Roofs help (Hofer & Lindqvist, 2020). "
+        "As van Dijk (2019b) showed, nights are warm.\n\nReferences\n\n"
+        "1. Hofer, K., & Lindqvist, J. (2020). Green roofs. Reports, 9, 377–392.\n\n"
+        "2. Kowalczyk, M., Brandt, D., & Ferrer, L. (2021). Street trees. Letters, 14(2).\n\n"
+        "3. van Dijk, P. (2019a). Diurnal dynamics. Letters, 12(3), 155–170.\n\n"
+        "4. van Dijk, P. (2019b). Seasonal dynamics. Letters, 12(4), 171–180.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [ref.label for ref in analysis.references] == [
+        "Hofer2020",
+        "Kowalczyk2021",
+        "Vandijk2019a",
+        "Vandijk2019b",
+    ]
+    assert [c.reference_label for c in analysis.citations] == [
+        "Kowalczyk2021",
+        "Hofer2020",
+        "Vandijk2019b",
+    ]

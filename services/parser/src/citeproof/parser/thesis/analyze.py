@@ -15,7 +15,11 @@ from citeproof.contracts.thesis import (
     ThesisAnalysis,
 )
 from citeproof.parser.thesis.markers import Marker, MarkerItem, find_markers
-from citeproof.parser.thesis.references import extract_references
+from citeproof.parser.thesis.references import (
+    author_year_label,
+    extract_references,
+    unique_label,
+)
 from citeproof.parser.thesis.resolve import ReferenceIndex
 from citeproof.parser.thesis.sections import Section, find_reference_section
 from citeproof.parser.thesis.textview import TextView, build_view
@@ -25,8 +29,8 @@ from citeproof.text.sentences import sentence_index_at, split_sentences
 # Without a reference list, numeric markers above this are more likely numbers than citations.
 MAX_UNLISTED_NUMBER = 300
 
-# Numeric markers needed before unlabelled entries are numbered in order.
-MIN_NUMERIC_MARKERS_TO_NUMBER = 3
+# Markers of the other style needed before entries are relabelled to match the body.
+MIN_MARKERS_TO_RELABEL = 3
 # A numeric marker naming a number beyond factor x the highest entry number (+ slack) is a value.
 NUMERIC_CEILING_FACTOR = 1.5
 NUMERIC_CEILING_SLACK = 5
@@ -41,15 +45,16 @@ def _fallback_section(text: str) -> Section | None:
     return None
 
 
-def _number_if_cited_by_number(
+def _labels_for_body_style(
     references: list[Reference], text: str, section: Section | None
 ) -> list[Reference]:
-    """Number unlabelled entries 1..n when the body cites by number.
+    """Give entries the labels the body's markers use.
 
-    Word's automatic list numbering does not survive extraction, so a numbered bibliography
-    arrives as plain paragraphs while the body says "[3]".
+    Word's automatic list numbering does not survive extraction, so a numbered bibliography may
+    arrive as plain paragraphs while the body says "[3]": number them in order. Conversely a
+    numbered list cited by author and year gets "Smith2020a" labels.
     """
-    if not references or any(ref.label.isdigit() for ref in references):
+    if not references:
         return references
     numeric = author_year = 0
     for body_start, body_end in _body_ranges(len(text), section):
@@ -58,9 +63,21 @@ def _number_if_cited_by_number(
                 author_year += 1
             elif all(1 <= (item.number or 0) <= len(references) for item in marker.items):
                 numeric += 1
-    if numeric < MIN_NUMERIC_MARKERS_TO_NUMBER or numeric <= author_year:
-        return references
-    return [msgspec.structs.replace(ref, label=str(ref.ordinal)) for ref in references]
+    numbered = all(ref.label.isdigit() for ref in references)
+    if not numbered and numeric >= MIN_MARKERS_TO_RELABEL and numeric > author_year:
+        return [msgspec.structs.replace(ref, label=str(ref.ordinal)) for ref in references]
+    if numbered and author_year >= MIN_MARKERS_TO_RELABEL and numeric == 0:
+        used: set[str] = set()
+        return [
+            msgspec.structs.replace(
+                ref,
+                label=unique_label(
+                    author_year_label(ref.authors, ref.year, ref.year_suffix, ref.raw), used
+                ),
+            )
+            for ref in references
+        ]
+    return references
 
 
 def _body_ranges(length: int, section: Section | None) -> list[tuple[int, int]]:
@@ -154,7 +171,7 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         notes.append("no reference section found; markers cannot be checked against a list")
     elif not references:
         notes.append("reference section found but no entries could be split")
-    references = _number_if_cited_by_number(references, view.text, section)
+    references = _labels_for_body_style(references, view.text, section)
     index = ReferenceIndex(references)
     claims = _Claims(view)
 

@@ -10,11 +10,22 @@ from citeproof.parser.thesis.textview import TextView
 from citeproof.text.names import name_key
 
 
-def _author_year_label(authors: list[str], year: int | None, suffix: str | None, raw: str) -> str:
+def author_year_label(authors: list[str], year: int | None, suffix: str | None, raw: str) -> str:
+    """ "Smith2020a": first author's surname (ASCII, no spaces) + year (or "nd") + suffix."""
     surname = authors[0] if authors else raw.split(maxsplit=1)[0] if raw.split() else "anon"
     key = "".join(part.capitalize() for part in name_key(surname).split()) or "Anon"
     key = key[:1].upper() + key[1:]
     return f"{key}{year if year is not None else 'nd'}{suffix or ''}"
+
+
+def unique_label(label: str, used: set[str]) -> str:
+    """``label``, or ``label-2``, ``label-3``... if taken (same surname and year, no suffix)."""
+    candidate, counter = label, 2
+    while candidate in used:
+        candidate = f"{label}-{counter}"
+        counter += 1
+    used.add(candidate)
+    return candidate
 
 
 def extract_references(view: TextView, section: Section) -> list[Reference]:
@@ -30,13 +41,8 @@ def extract_references(view: TextView, section: Section) -> list[Reference]:
         if entry.number is not None:
             label = str(entry.number)
         else:
-            label = _author_year_label(fields.authors, fields.year, fields.year_suffix, body)
-        base, counter = label, 2
-        while label in used_labels:
-            # Same surname and year without a printed suffix: keep labels unique.
-            label = f"{base}-{counter}"
-            counter += 1
-        used_labels.add(label)
+            label = author_year_label(fields.authors, fields.year, fields.year_suffix, body)
+        label = unique_label(label, used_labels)
         trimmed_end = entry.end
         while trimmed_end > entry.start and view.text[trimmed_end - 1].isspace():
             trimmed_end -= 1
