@@ -196,3 +196,13 @@ def test_run_together_table_text_gives_a_window_not_a_huge_claim():
     assert "as reported [4]" in citation.claim_text
     assert len(citation.claim_text) < 700
     assert text[citation.claim_start : citation.claim_end] == citation.claim_text
+
+
+def test_ieee_bracket_range_is_one_marker():
+    text = numeric_doc("Detectors improved steadily [3]–[5], see also [9].")
+    assert links(text) == [("[3]–[5]", "3"), ("[3]–[5]", "4"), ("[3]–[5]", "5"), ("[9]", "9")]
+
+
+def test_organisation_cited_by_acronym():
+    text = author_year_doc("Alcohol harms health (WHO, 2014).")
+    assert links(text) == [("(WHO, 2014)", "Worldhealthorganization2014")]

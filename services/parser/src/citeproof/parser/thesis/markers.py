@@ -22,6 +22,7 @@ from citeproof.text.names import ORGANISATION_WORDS, name_key
 MAX_RANGE_SPAN = 40
 
 _DASHES = "-–—‒−"
+_BRACKET_RANGE_GAP = re.compile(rf"\s*[{_DASHES}]\s*")
 _NUMERIC = re.compile(r"\[(?P<body>[^\[\]]{1,160})\]")
 _NUMBER_ITEM = re.compile(rf"^(?P<first>\d{{1,4}})(?:\s*[{_DASHES}]\s*(?P<last>\d{{1,4}}))?$")
 _PINPOINT = re.compile(
@@ -161,7 +162,31 @@ def find_numeric_markers(text: str, start: int, end: int) -> list[Marker]:
         if _is_math_context(before, items):
             continue
         markers.append(Marker(start=match.start(), end=match.end(), kind="numeric", items=items))
-    return markers
+    return _merge_bracket_ranges(text, markers)
+
+
+def _merge_bracket_ranges(text: str, markers: list[Marker]) -> list[Marker]:
+    """IEEE writes ranges as "[3]–[5]": one marker citing 3, 4 and 5."""
+    merged: list[Marker] = []
+    for marker in markers:
+        previous = merged[-1] if merged else None
+        if (
+            previous is not None
+            and _BRACKET_RANGE_GAP.fullmatch(text, previous.end, marker.start)
+            and len(previous.items) == 1
+            and len(marker.items) == 1
+        ):
+            first, last = previous.items[0].number or 0, marker.items[0].number or 0
+            if first < last <= first + MAX_RANGE_SPAN:
+                merged[-1] = Marker(
+                    start=previous.start,
+                    end=marker.end,
+                    kind="numeric",
+                    items=[MarkerItem(number=number) for number in range(first, last + 1)],
+                )
+                continue
+        merged.append(marker)
+    return merged
 
 
 def _is_math_context(before: str, items: list[MarkerItem]) -> bool:

@@ -8,6 +8,9 @@ from citeproof.contracts.thesis import Reference
 from citeproof.parser.thesis.markers import MarkerItem
 from citeproof.text.names import is_organisation, name_key, surname_keys
 
+# How much of an entry's start is searched for a marker's surname when author parsing failed.
+ENTRY_HEAD_CHARS = 80
+
 
 class ReferenceIndex:
     """Look-ups over one document's reference list."""
@@ -28,7 +31,11 @@ class ReferenceIndex:
         if not item.names:
             return None
         year = None if item.undated else item.year
-        candidates = [ref for ref in self.by_year.get(year, []) if _first_author_matches(item, ref)]
+        same_year = self.by_year.get(year, [])
+        candidates = [ref for ref in same_year if _first_author_matches(item, ref)]
+        if not candidates:
+            # Author parsing failed on the entry: the name near the start of the entry will do.
+            candidates = [ref for ref in same_year if _name_opens_entry(item.names[0], ref.raw)]
         if not candidates:
             return None
         return _choose(item, candidates)
@@ -46,8 +53,23 @@ def _first_author_matches(item: MarkerItem, reference: Reference) -> bool:
         if is_organisation(reference.authors[0]) or is_organisation(marker_name):
             reference_key = name_key(reference.authors[0])
             return marker_key in reference_key or reference_key in marker_key
+    if marker_name.isupper() and 2 <= len(marker_key) <= 8:
+        # "(WHO, 2014)" for "World Health Organization (WHO). 2014.": an acronym.
+        head = reference.authors[0] if reference.authors else reference.raw[:120]
+        if _initials(head) == marker_key or f"({marker_name})" in reference.raw[:200]:
+            return True
     # No parsed authors: the entry starts with the name as printed in the marker.
     return name_key(reference.raw[: len(marker_name) + 40]).startswith(marker_key)
+
+
+def _initials(name: str) -> str:
+    return "".join(word[0] for word in name.split() if word[:1].isupper()).lower()
+
+
+def _name_opens_entry(marker_name: str, raw: str) -> bool:
+    """The marker's surname among the first words of the entry (its author list)."""
+    key = name_key(marker_name)
+    return len(key) >= 3 and key in {name_key(word) for word in raw[:ENTRY_HEAD_CHARS].split()}
 
 
 def _choose(item: MarkerItem, candidates: list[Reference]) -> Reference:
