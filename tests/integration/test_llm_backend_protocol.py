@@ -307,3 +307,18 @@ async def test_no_passages_means_no_request() -> None:
         verdict = await backend.judge(empty)
         await backend.aclose()
     assert verdict.label == "unsupported" and fake.requests == []
+
+
+async def test_instructions_can_travel_in_the_user_message() -> None:
+    with FakeOpenAI([Reply(content=GOOD_REPLY)]) as fake:
+        backend = backend_for(fake, llm_system_in_user="true", llm_response_format="json_object")
+        verdict = await backend.judge(REQUEST)
+        await backend.aclose()
+    assert verdict.label == "supported"
+    [body] = fake.requests
+    [message] = body["messages"]
+    assert message["role"] == "user"
+    assert message["content"].startswith("You check whether a cited source supports a claim")
+    assert REQUEST.claim in message["content"]
+    assert body["response_format"]["type"] == "json_object"
+    assert body["response_format"]["schema"]["properties"]["rationale"]["maxLength"] == 300

@@ -119,7 +119,9 @@ class LlmBackend:
         )
         if not passages:
             return self._verdict_without_evidence(started)
-        messages = render_messages(request, passages)
+        messages = render_messages(
+            request, passages, system_in_user=self._settings.llm_system_in_user
+        )
         usage = Usage()
         async with self._semaphore:
             content = await self._complete(messages, usage)

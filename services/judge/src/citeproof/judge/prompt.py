@@ -57,6 +57,16 @@ REPLY_SCHEMA: Final[dict[str, Any]] = {
     "additionalProperties": False,
 }
 SCHEMA_NAME: Final = "citation_verdict"
+# Grammar-constrained servers (llama.cpp) honour length limits, which keeps a small model from
+# rambling past max_tokens and truncating the JSON; OpenAI's strict mode does not accept them.
+REPLY_SCHEMA_WITH_LIMITS: Final[dict[str, Any]] = {
+    **REPLY_SCHEMA,
+    "properties": {
+        **REPLY_SCHEMA["properties"],
+        "rationale": {"type": "string", "maxLength": 300},
+        "quote": {"anyOf": [{"type": "string", "maxLength": 500}, {"type": "null"}]},
+    },
+}
 
 SYSTEM_PROMPT: Final = """\
 You check whether a cited source supports a claim made in a scientific text.
@@ -128,11 +138,15 @@ def render_user_message(request: JudgeRequest, passages: list[Passage]) -> str:
     return "\n".join(lines)
 
 
-def render_messages(request: JudgeRequest, passages: list[Passage]) -> list[dict[str, str]]:
-    return [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": render_user_message(request, passages)},
-    ]
+def render_messages(
+    request: JudgeRequest, passages: list[Passage], *, system_in_user: bool = False
+) -> list[dict[str, str]]:
+    """The chat messages; ``system_in_user`` puts the instructions atop the user message, for
+    chat templates that drop system messages (Gemma's, in llama-cpp-python)."""
+    user = render_user_message(request, passages)
+    if system_in_user:
+        return [{"role": "user", "content": f"{SYSTEM_PROMPT}\n\n{user}"}]
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
 def repair_messages(
@@ -158,7 +172,7 @@ def response_format(kind: str) -> dict[str, Any] | None:
         }
     if kind == "json_object":
         # llama-cpp-python reads "schema" here and constrains its grammar to it.
-        return {"type": "json_object", "schema": REPLY_SCHEMA}
+        return {"type": "json_object", "schema": REPLY_SCHEMA_WITH_LIMITS}
     return None
 
 

