@@ -206,3 +206,21 @@ def test_ieee_bracket_range_is_one_marker():
 def test_organisation_cited_by_acronym():
     text = author_year_doc("Alcohol harms health (WHO, 2014).")
     assert links(text) == [("(WHO, 2014)", "Worldhealthorganization2014")]
+
+
+def test_offsets_and_texts_are_verbatim_slices_of_raw_extractor_text():
+    # pypdfium2-style text: CRLF line ends, U+FFFE at a line-break hyphen, a page number line.
+    text = (
+        "Earlier work exists.\r\nGraphs help search en\ufffe\r\ngines (e.g., Ammar et al.,\r\n"
+        "12\r\n\r\n2018), we think.\r\n\r\nReferences\r\n"
+        "Ammar, W., Groeneveld, D., and Bhagavatula, C. 2018. Construction of the literature "
+        "graph. In NAACL.\r\n"
+    )
+    (citation,) = analyze_thesis(text, [0, text.index("2018), we")]).citations
+    assert citation.reference_label == "Ammar2018"
+    assert citation.claim_text == text[citation.claim_start : citation.claim_end]
+    assert citation.marker_text == text[citation.marker_start : citation.marker_end]
+    assert citation.claim_text.startswith("Graphs help search en")
+    assert citation.claim_text.endswith("we think.")
+    assert citation.context_text == "Earlier work exists."
+    assert citation.page == 1

@@ -54,11 +54,12 @@ class Citation(msgspec.Struct, frozen=True, kw_only=True):
     marker_text: str
     marker_start: int
     marker_end: int
-    # The sentence carrying the marker, verbatim.
+    # The sentence carrying the marker, verbatim: always text[claim_start:claim_end] of the stored
+    # document text (so marker_start - claim_start locates the marker inside it).
     claim_text: str
     claim_start: int
     claim_end: int
-    # The sentence before the claim (empty at the start of a paragraph or document).
+    # The sentence before the claim, verbatim (empty at the start of a paragraph or document).
     context_text: str
     # 1-based page of the marker; None when the text has no page information.
     page: int | None

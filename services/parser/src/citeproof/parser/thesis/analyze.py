@@ -23,7 +23,6 @@ from citeproof.parser.thesis.references import (
 from citeproof.parser.thesis.resolve import ReferenceIndex
 from citeproof.parser.thesis.sections import Section, find_reference_section
 from citeproof.parser.thesis.textview import TextView, build_view
-from citeproof.text.normalize import collapse_whitespace
 from citeproof.text.sentences import sentence_index_at, split_sentences
 
 # Without a reference list, numeric markers above this are more likely numbers than citations.
@@ -120,8 +119,9 @@ CLAIM_WINDOW_CHARS = 250
 class _Claims:
     """Sentence spans of the view, and the claim/context for a marker position."""
 
-    def __init__(self, view: TextView) -> None:
+    def __init__(self, view: TextView, original: str) -> None:
         self.view = view
+        self.original = original
         self.spans = split_sentences(view.text)
 
     def around(self, marker: Marker) -> tuple[tuple[int, int], str]:
@@ -139,7 +139,8 @@ class _Claims:
         if index > 0:
             previous_start, previous_end = self.spans[index - 1]
             if "\n\n" not in self.view.text[previous_end:start]:
-                context = collapse_whitespace(self.view.text[previous_start:previous_end])
+                context_start, context_end = self.view.original_span(previous_start, previous_end)
+                context = self.original[context_start:context_end]
         return (start, end), context
 
     def _window(self, start: int, end: int, marker: Marker) -> tuple[int, int]:
@@ -173,7 +174,7 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         notes.append("reference section found but no entries could be split")
     references = _labels_for_body_style(references, view.text, section)
     index = ReferenceIndex(references)
-    claims = _Claims(view)
+    claims = _Claims(view, text)
 
     citations: list[Citation] = []
     markers_found = 0
@@ -189,8 +190,10 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
             (claim_start, claim_end), context = claims.around(marker)
             original_claim = view.original_span(claim_start, claim_end)
             original_marker = view.original_span(marker.start, marker.end)
-            marker_text = collapse_whitespace(view.text[marker.start : marker.end])
-            claim_text = collapse_whitespace(view.text[claim_start:claim_end])
+            # Verbatim slices of the stored text: consumers locate markers inside the claim by
+            # offset (marker_start - claim_start), so the text must be exactly that slice.
+            marker_text = text[original_marker[0] : original_marker[1]]
+            claim_text = text[original_claim[0] : original_claim[1]]
             page = _page_of(page_starts, original_marker[0])
             for item, link in zip(marker.items, links, strict=True):
                 key = link.label if link is not None else _item_key(item)
