@@ -130,10 +130,12 @@ export async function renderRun(root, runId) {
 
   function completedSummary() {
     const documents = run.progress?.parse?.total ?? 0;
-    const judged = run.progress?.judge?.done ?? 0;
+    // Every citation gets a label (source_missing ones never reach the judge), so count labels.
+    const citations = Object.values(run.counts || {}).reduce((sum, n) => sum + n, 0);
     const finishedAt = run.finished_at ? ` · finished ${formatDate(run.finished_at)}` : "";
     return (
-      `${plural(documents, "document")} parsed · ${plural(judged, "citation")} judged` + finishedAt
+      `${plural(documents, "document")} parsed · ${plural(citations, "citation")} checked` +
+      finishedAt
     );
   }
 
