@@ -29,13 +29,16 @@ import json
 import os
 import sys
 import time
+import uuid
 from pathlib import Path
 
 os.environ.setdefault("DO_NOT_TRACK", "1")
 
+import msgspec
 from rapidfuzz import fuzz
 
-from citeproof.contracts.thesis import Reference, ThesisAnalysis
+from citeproof.contracts.thesis import Reference, SourceMeta, ThesisAnalysis
+from citeproof.linking import link_references
 from citeproof.parser.thesis import analyze_thesis
 from citeproof.text.names import name_key, surname_keys
 from citeproof.text.normalize import fold_diacritics
@@ -45,12 +48,23 @@ DEFAULT_FOLDER = ROOT.parent / "shared" / "data" / "papers"
 RESULTS = ROOT / "bench" / "results" / "extraction.json"
 # Normalised characters of context used to locate a key marker in our text, longest first.
 CONTEXT_LENGTHS = (40, 25, 12)
+# First-page text handed to linking, as the parser stores it.
+FIRST_PAGE_CHARS = 3000
 # Title similarity (token set ratio, 0-100) that maps one of our entries to a key entry.
 TITLE_MATCH = 85
 
 
-def extract_text(data: bytes, filename: str) -> tuple[str, list[int], str]:
-    """(text, page_starts, source): the parser's own extraction when it is installed."""
+class Extracted(msgspec.Struct, frozen=True):
+    text: str
+    page_starts: list[int]
+    source: str
+    # What linking knows about the paper when it is uploaded as a source.
+    meta: SourceMeta
+
+
+def extract(data: bytes, filename: str) -> Extracted:
+    """The parser's own extraction and metadata when it is installed, else pypdfium2 text."""
+    document_id = uuid.uuid5(uuid.NAMESPACE_URL, filename)
     try:
         from citeproof.parser.extract import parse_bytes
         from citeproof.parser.settings import ParserSettings
@@ -58,7 +72,15 @@ def extract_text(data: bytes, filename: str) -> tuple[str, list[int], str]:
         parse_bytes = None
     if parse_bytes is not None:
         parsed = parse_bytes(data, filename, None, ParserSettings())
-        return parsed.text, list(parsed.page_starts), "citeproof.parser.extract"
+        meta = SourceMeta(
+            document_id=document_id,
+            title=parsed.meta.title,
+            authors=list(parsed.meta.authors),
+            year=parsed.meta.year,
+            doi=parsed.meta.doi,
+            first_page_text=parsed.text[:FIRST_PAGE_CHARS],
+        )
+        return Extracted(parsed.text, list(parsed.page_starts), "citeproof.parser.extract", meta)
     import pypdfium2
 
     pdf = pypdfium2.PdfDocument(data)
@@ -70,7 +92,9 @@ def extract_text(data: bytes, filename: str) -> tuple[str, list[int], str]:
         starts.append(position)
         pages.append(page_text)
         position += len(page_text) + 2
-    return "\n\n".join(pages), starts, "pypdfium2"
+    text = "\n\n".join(pages)
+    meta = SourceMeta(document_id=document_id, first_page_text=text[:FIRST_PAGE_CHARS])
+    return Extracted(text, starts, "pypdfium2", meta)
 
 
 def normalised_with_map(text: str) -> tuple[str, list[int]]:
@@ -214,23 +238,39 @@ def score_against_key(analysis: ThesisAnalysis, text: str, key: dict) -> dict[st
 
 def run(folder: Path) -> dict[str, dict]:
     results: dict[str, dict] = {}
+    extracted: dict[str, Extracted] = {}
+    analyses: dict[str, ThesisAnalysis] = {}
     for pdf_path in sorted(folder.glob("*.pdf")):
         started = time.perf_counter()
-        text, page_starts, source = extract_text(pdf_path.read_bytes(), pdf_path.name)
-        analysis = analyze_thesis(text, page_starts)
-        row: dict[str, float | int | str | None] = {
+        document = extract(pdf_path.read_bytes(), pdf_path.name)
+        analysis = analyze_thesis(document.text, document.page_starts)
+        extracted[pdf_path.stem], analyses[pdf_path.stem] = document, analysis
+        row: dict[str, object] = {
             "references": len(analysis.references),
             "markers": analysis.markers_found,
             "citations": len(analysis.citations),
             "unlinked_citations": sum(1 for c in analysis.citations if c.reference_label is None),
             "style": analysis.style,
-            "text_source": source,
+            "text_source": document.source,
         }
         key_path = pdf_path.with_name(pdf_path.stem + ".s2orc.json")
         if key_path.exists():
-            row.update(score_against_key(analysis, text, json.loads(key_path.read_text())))
+            row.update(score_against_key(analysis, document.text, json.loads(key_path.read_text())))
         row["seconds"] = round(time.perf_counter() - started, 2)
         results[pdf_path.stem] = row
+    # Every paper's references linked against the other papers of the folder as uploads: shows
+    # real links (the S2ORC paper cites N18-3011) and that nothing else links by accident.
+    for name, analysis in analyses.items():
+        sources = {other.meta.document_id: other_name for other_name, other in extracted.items()}
+        links = link_references(
+            analysis.references,
+            [extracted[other].meta for other in extracted if other != name],
+        )
+        results[name]["links_to_folder"] = {
+            label: f"{sources[link.document_id]} ({link.method}, {link.score})"
+            for label, link in links.items()
+            if link.document_id is not None
+        }
     return results
 
 
