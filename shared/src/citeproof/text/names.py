@@ -49,13 +49,11 @@ def surname_of(person: str) -> str:
     if not person:
         return ""
     if "," in person:
-        # "Surname, Given" order.
+        # "Surname, Given" order, unless the part after the comma is a suffix ("King, Jr.").
         head, _, tail = person.partition(",")
-        tail_tokens = tail.split()
-        if head.strip() and (not tail_tokens or all(is_initial(t) for t in tail_tokens[:3])):
+        if head.strip() and tail.strip().lower().strip(".") not in NAME_SUFFIXES:
             return head.strip()
-        if head.strip() and tail.strip().lower().strip(".") in NAME_SUFFIXES:
-            person = head
+        person = head
     if is_organisation(person):
         return person
     tokens = [token for token in person.split() if token]
