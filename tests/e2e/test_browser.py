@@ -168,6 +168,26 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     downloaded = json.loads(Path(download_info.value.path()).read_text(encoding="utf-8"))
     assert len(downloaded["citations"]) == total
 
+    # Correcting a link: point reference [6] (no uploaded source) at an uploaded paper, re-run,
+    # and the citation is judged against that paper instead of being reported missing.
+    missing = next(
+        row for row in expected["sentences"] if row["citations"][0]["label"] == "source_missing"
+    )
+    card = page.locator("#citations .citation").filter(has_text=missing["sentence"][:60]).first
+    card.locator(".source-picker .link-btn").click()
+    picker = card.locator(".source-picker select")
+    picker.select_option(index=1)
+    card.locator(".source-picker button", has_text="Save").click()
+    page.wait_for_selector(".rerun:not([hidden])")
+    first_run = page.url
+    page.click(".rerun button")
+    page.wait_for_function("url => location.href !== url", arg=first_run)
+    page.wait_for_selector("#run-status-badge[data-status=completed]", timeout=RUN_TIMEOUT_MS)
+    page.wait_for_selector("#citations .citation")
+    relinked = page.locator("#citations .citation").filter(has_text=missing["sentence"][:60]).first
+    assert relinked.locator(".badge").get_attribute("data-label") != "source_missing"
+    assert "No uploaded source" not in relinked.locator(".source-line").inner_text()
+
     assert page.errors == [], f"JavaScript errors on the page: {page.errors}"
 
 

@@ -75,6 +75,11 @@ export const api = {
   getSession: (id) => request("GET", `/v1/sessions/${enc(id)}`),
   deleteSession: (id) => request("DELETE", `/v1/sessions/${enc(id)}`),
   resetSources: (id) => request("POST", `/v1/sessions/${enc(id)}/reset-sources`),
+  // Maps a thesis reference to a source document; documentId null means "no source".
+  setReferenceSource: (sessionId, thesisId, label, documentId) =>
+    request("PUT", `/v1/sessions/${enc(sessionId)}/reference-overrides`, {
+      json: { thesis_document_id: thesisId, label, document_id: documentId },
+    }),
 
   upload(sessionId, kind, files) {
     const form = new FormData();

@@ -3,6 +3,7 @@
 import { api } from "./api.js";
 import { formatDate, h, mount, saveResponse, toast } from "./dom.js";
 import { LABEL_COLOURS, LABEL_ORDER, LABELS, labelName } from "./labels.js";
+import { sourcePicker } from "./overrides.js";
 
 const DOWNLOADS = [
   ["json", "JSON", "json"],
@@ -41,7 +42,7 @@ function confidence(value) {
   );
 }
 
-function citationCard(citation) {
+function citationCard(citation, context) {
   const verdict = citation.verdict || {};
   const label = verdict.label || null;
   const source = citation.source;
@@ -94,7 +95,15 @@ function citationCard(citation) {
           : h("span", { class: "none" }, "No uploaded source matches this reference"),
         !source && reference.raw ? h("span", { class: "reference-raw" }, reference.raw) : null
       ),
-      evidence.length ? h("div", { class: "evidence" }, evidence) : null
+      evidence.length ? h("div", { class: "evidence" }, evidence) : null,
+      context.sessionId && reference.label
+        ? sourcePicker({
+            sessionId: context.sessionId,
+            thesisId: context.thesisId,
+            citation,
+            onSaved: context.onOverride,
+          })
+        : null
     )
   );
 }
@@ -112,7 +121,8 @@ function healthBar(counts, total) {
   );
 }
 
-export function renderReport(container, runId, report) {
+// `context`: {sessionId, thesisId, rerun} — enables correcting source links and re-running.
+export function renderReport(container, runId, report, context = {}) {
   const citations = [...report.citations].sort((a, b) => a.ordinal - b.ordinal);
   const counts = report.summary?.counts || {};
   const total = report.summary?.total ?? citations.length;
@@ -123,6 +133,29 @@ export function renderReport(container, runId, report) {
   const list = h("div", { class: "citations", id: "citations" });
   const chips = h("div", { class: "row" });
   const tiles = h("div", { class: "summary" });
+  const rerunBar = h("div", { class: "alert alert-warn rerun", hidden: true });
+  const cardContext = {
+    sessionId: context.sessionId,
+    thesisId: context.thesisId || report.thesis?.id,
+    onOverride: showRerun,
+  };
+
+  function showRerun() {
+    if (!rerunBar.hidden || !context.rerun) return;
+    const button = h("button", { class: "btn btn-small", type: "button" }, "Re-run verification");
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      context.rerun().catch((err) => {
+        toast(err.detail, { error: true });
+        button.disabled = false;
+      });
+    });
+    rerunBar.replaceChildren(
+      h("span", {}, "Source links changed. Re-run to check the affected citations again."),
+      button
+    );
+    rerunBar.hidden = false;
+  }
 
   function matches(citation) {
     if (filter && (citation.verdict?.label || "pending") !== filter) return false;
@@ -150,7 +183,7 @@ export function renderReport(container, runId, report) {
     mount(
       list,
       shown.length
-        ? shown.map(citationCard)
+        ? shown.map((citation) => citationCard(citation, cardContext))
         : h("div", { class: "card empty" }, "No citations match this filter.")
     );
     mount(
@@ -260,6 +293,7 @@ export function renderReport(container, runId, report) {
       total ? healthBar(counts, total) : null
     ),
     h("div", { class: "filters" }, chips, search),
+    rerunBar,
     list
   );
   draw();

@@ -5,7 +5,7 @@ import { api } from "./api.js";
 import { every, formatDate, h, mount, plural, toast } from "./dom.js";
 import { LABEL_ORDER } from "./labels.js";
 import { renderReport, verdictBadge } from "./report.js";
-import { sessionOfRun } from "./runs.js";
+import { rememberRun, sessionOfRun } from "./runs.js";
 
 const POLL_MS = 1500;
 const STAGES = [
@@ -182,12 +182,23 @@ export async function renderRun(root, runId) {
     }
   }
 
+  // A new run of the same thesis (after the user corrected source links in the report).
+  async function rerun() {
+    const { run_id: newRunId } = await api.startRun(sessionId, run.thesis_document_id);
+    rememberRun(sessionId, { id: newRunId, started_at: new Date().toISOString() });
+    location.hash = `#/runs/${encodeURIComponent(newRunId)}`;
+  }
+
   async function showReport() {
     if (reportShown) return;
     reportShown = true;
     mount(reportArea, h("div", { class: "loading" }, "Loading report…"));
     try {
-      renderReport(reportArea, runId, await api.report(runId));
+      renderReport(reportArea, runId, await api.report(runId), {
+        sessionId,
+        thesisId: run.thesis_document_id,
+        rerun,
+      });
     } catch (err) {
       reportShown = false;
       mount(reportArea, h("div", { class: "alert alert-error" }, err.detail));

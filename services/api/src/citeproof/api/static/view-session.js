@@ -162,14 +162,40 @@ export async function renderSession(root, sessionId) {
     );
   }
 
+  async function resetSources() {
+    const question =
+      "Remove every source from this session? The thesis stays; upload the sources again " +
+      "(for example a corrected set) before the next run.";
+    if (!confirm(question)) return;
+    try {
+      const { unlinked } = await api.resetSources(sessionId);
+      toast(`${plural(unlinked, "source")} removed from the session.`);
+      await refresh();
+    } catch (err) {
+      toast(err.detail, { error: true });
+    }
+  }
+
   function draw() {
+    const hasSources = session.documents.some((d) => d.kind === "source");
     mount(
       docsCard,
       h(
         "div",
         { class: "card-head" },
         h("h2", {}, "Documents"),
-        h("span", { class: "hint" }, plural(session.documents.length, "document"))
+        h(
+          "div",
+          { class: "row" },
+          h("span", { class: "hint" }, plural(session.documents.length, "document")),
+          hasSources
+            ? h(
+                "button",
+                { class: "btn btn-ghost btn-small", type: "button", onclick: resetSources },
+                "Remove all sources"
+              )
+            : null
+        )
       ),
       documentsTable(session.documents, { onDelete: deleteDocument })
     );
