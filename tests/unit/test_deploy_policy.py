@@ -48,6 +48,7 @@ def test_core_resources_validate_strictly_against_kubernetes_schemas(production:
         "Job",
         "ConfigMap",
         "Namespace",
+        "NetworkPolicy",
     }
     assert [error for r in core for error in k8s.validate_core(r)] == []
 
@@ -107,6 +108,11 @@ def _tmp_not_empty_dir(r: Resources) -> None:
     parser_container(r)["volumeMounts"] = []
 
 
+def _policy_on_missing_port(r: Resources) -> None:
+    policy = find(r, "NetworkPolicy", "citeproof-workers-metrics")
+    policy["spec"]["ingress"][0]["ports"][0]["port"] = "http"
+
+
 def _runs_as_root(r: Resources) -> None:
     find(r, "Job", "citeproof-migrate")["spec"]["template"]["spec"]["securityContext"][
         "runAsNonRoot"
@@ -128,6 +134,7 @@ def _runs_as_root(r: Resources) -> None:
         (_service_port_name, "endpoint port 'metrics' is not a Service port name"),
         (_tmp_not_empty_dir, "/tmp must be an emptyDir"),
         (_runs_as_root, "runAsNonRoot must be true"),
+        (_policy_on_missing_port, "port 'http' is not a port of the selected pods"),
     ],
     ids=lambda value: getattr(value, "__name__", None),
 )

@@ -334,6 +334,22 @@ class PolicyCheck:
                         monitor,
                         f"endpoint port {endpoint.get('port')!r} is not a Service port name",
                     )
+        for policy in self.of_kind("NetworkPolicy"):
+            spec = policy.get("spec", {})
+            selector = spec.get("podSelector", {}).get("matchLabels")
+            if not selector:
+                continue  # {} selects every pod of the namespace
+            matched = [w for w in workloads if _selects(selector, _pod_labels(w))]
+            if not matched:
+                self.fail(policy, "podSelector matches no Deployment's pods")
+            for rule in spec.get("ingress", []):
+                for port in rule.get("ports", []):
+                    if not all(
+                        _port_exists(port.get("port"), _container_ports(w)) for w in matched
+                    ):
+                        self.fail(
+                            policy, f"port {port.get('port')!r} is not a port of the selected pods"
+                        )
         for monitor in self.of_kind("PodMonitor"):
             selector = monitor.get("spec", {}).get("selector", {}).get("matchLabels")
             matched = [w for w in workloads if _selects(selector, _pod_labels(w))]

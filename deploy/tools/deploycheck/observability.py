@@ -22,6 +22,7 @@ from .findings import Finding
 from .paths import (
     ALERT_RULES,
     DASHBOARD,
+    DASHBOARD_CONFIGMAP,
     OPERATIONS_DOC,
     PROMETHEUS_CONFIG,
     PROMETHEUS_RULE_CR,
@@ -36,10 +37,13 @@ METRIC_PREFIX = "citeproof_"
 GRAFANA_VARIABLES = {"$__rate_interval": "1m", "$__interval": "30s", "$__range": "6h"}
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 PROMETHEUS_RULE_NAME = "citeproof"
-GENERATED_HEADER = (
-    "# GENERATED from deploy/prometheus/alerts.yaml by `python deploy/check.py --write`.\n"
-    "# Edit the rule file, not this one; make deploy-check fails when they drift apart.\n"
-)
+
+
+def generated_header(source: str) -> str:
+    return (
+        f"# GENERATED from {source} by `python deploy/check.py --write`.\n"
+        "# Edit the source, not this file; make deploy-check fails when they drift apart.\n"
+    )
 
 
 # --- PromQL --------------------------------------------------------------------------------------
@@ -176,7 +180,7 @@ def render_prometheus_rule() -> str:
         "spec": {"groups": groups},
     }
     body = yaml.dump(resource, Dumper=_BlockDumper, sort_keys=False, width=100, allow_unicode=True)
-    return GENERATED_HEADER + body
+    return generated_header(rel(ALERT_RULES)) + body
 
 
 class _BlockDumper(yaml.SafeDumper):
@@ -195,9 +199,26 @@ def render_dashboard() -> str:
     return json.dumps(build_dashboard(), indent=2, ensure_ascii=False) + "\n"
 
 
+def render_dashboard_configmap() -> str:
+    """The dashboard as a ConfigMap that Grafana's dashboard sidecar (kube-prometheus-stack)
+    picks up by its `grafana_dashboard` label."""
+    resource = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": "citeproof-grafana-dashboard",
+            "labels": {"grafana_dashboard": "1", "app.kubernetes.io/name": "citeproof"},
+        },
+        "data": {DASHBOARD.name: render_dashboard()},
+    }
+    header = generated_header("deploy/tools/deploycheck/dashboard.py")
+    return header + yaml.dump(resource, Dumper=_BlockDumper, sort_keys=False, width=100)
+
+
 GENERATED: dict[Path, Any] = {
     PROMETHEUS_RULE_CR: render_prometheus_rule,
     DASHBOARD: render_dashboard,
+    DASHBOARD_CONFIGMAP: render_dashboard_configmap,
 }
 
 
