@@ -72,7 +72,7 @@ def page():
         yield page
 
 
-def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expected):
+def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expected, tmp_path):
     base_url, token = ui_stack
     event_streams = []
     page.on("request", lambda r: "/events" in r.url and event_streams.append(r.url))
@@ -108,6 +108,19 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     failed = page.locator("#documents tr:has(.pill-state-failed) .doc-name").all_inner_texts()
     assert failed == [], f"documents failed to parse: {failed}"
     page.screenshot(path=str(_artifact("session.png")), full_page=True)
+
+    # A file that is not a PDF: its row says it failed and why; deleting it removes the row.
+    broken = tmp_path / "broken-source.pdf"
+    broken.write_bytes(b"%PDF-1.4\nthis is not really a PDF\n")
+    page.set_input_files("[data-testid=sources-input]", str(broken))
+    broken_row = page.locator("#documents tr", has_text=broken.name)
+    broken_row.locator(".pill-state-failed").wait_for(timeout=PARSE_TIMEOUT_MS)
+    assert broken_row.locator(".doc-error").inner_text().strip()
+    page.screenshot(path=str(_artifact("session-parse-error.png")), full_page=True)
+    page.once("dialog", lambda dialog: dialog.accept())
+    broken_row.locator(".icon-btn").click()
+    broken_row.wait_for(state="detached")
+    assert page.locator("#documents tbody tr").count() == documents
 
     # Start the run and follow it to the end on the live progress page.
     page.click("#start-run-button")

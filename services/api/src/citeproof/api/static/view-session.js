@@ -8,6 +8,14 @@ import { dropZone } from "./upload.js";
 
 const POLL_MS = 1500;
 
+function jobMessage(job, finished) {
+  // Every file was a duplicate of an earlier upload: nothing was queued.
+  if (job.total === 0) return "Already uploaded and parsed earlier — reused.";
+  if (!finished) return `Parsing… ${job.succeeded + job.failed} of ${job.total} done.`;
+  const failed = job.failed ? `, ${job.failed} failed (see the table below)` : "";
+  return `Parsed ${job.succeeded} of ${job.total}${failed}.`;
+}
+
 export async function renderSession(root, sessionId) {
   mount(root, h("div", { class: "loading" }, "Loading session…"));
   let session = await api.getSession(sessionId);
@@ -51,14 +59,10 @@ export async function renderSession(root, sessionId) {
   function watchJob(jobId, note) {
     const stop = every(POLL_MS, async () => {
       const job = await api.getJob(jobId);
-      const finished = ["succeeded", "partial", "failed"].includes(job.state);
-      note.textContent = finished
-        ? `Parsed ${job.succeeded} of ${job.total}` + (job.failed ? `, ${job.failed} failed.` : ".")
-        : `Parsing… ${job.succeeded + job.failed} of ${job.total} done.`;
-      note.className = `alert ${
-        job.state === "succeeded" ? "alert-info" : finished ? "alert-warn" : "alert-info"
-      }`;
-      if (job.state === "succeeded") setTimeout(() => note.remove(), 4000);
+      const finished = job.total === 0 || ["succeeded", "partial", "failed"].includes(job.state);
+      note.textContent = jobMessage(job, finished);
+      note.className = `alert ${finished && job.failed ? "alert-warn" : "alert-info"}`;
+      if (finished && !job.failed) setTimeout(() => note.remove(), 4000);
       return finished;
     });
     jobWatchers.push(stop);
