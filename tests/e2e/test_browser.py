@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import uuid
 from pathlib import Path
@@ -32,6 +33,8 @@ RUN_TIMEOUT_MS = 300_000
 PARSE_TIMEOUT_MS = 180_000
 UI_TIMEOUT_MS = 15_000
 SCREENSHOT_VIEWPORT = {"width": 1280, "height": 1600}
+# GET /v1/runs/{id} — what the run page polls when it has no event stream.
+RUN_STATUS_URL = re.compile(r"/v1/runs/[^/?]+$")
 
 VERDICT_LABELS = {
     "supported",
@@ -74,8 +77,14 @@ def page():
 
 def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expected, tmp_path):
     base_url, token = ui_stack
-    event_streams = []
-    page.on("request", lambda r: "/events" in r.url and event_streams.append(r.url))
+    event_streams = []  # (status, content type) of every run-events response
+    page.on(
+        "response",
+        lambda r: (
+            "/events?" in r.url
+            and event_streams.append((r.status, r.headers.get("content-type", "")))
+        ),
+    )
 
     # Sign in: a wrong token is refused with a message, the right one opens the sessions page.
     page.goto(base_url + "/")
@@ -132,6 +141,7 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     )
     assert page.get_attribute("#run-status-badge", "data-status") == "completed"
     assert event_streams, "the run page never opened the server-sent-events stream"
+    assert event_streams[0][0] == 200 and "text/event-stream" in event_streams[0][1]
 
     # The report: one card per citation, each with a verdict badge.
     page.wait_for_selector("#citations .citation")
@@ -193,10 +203,18 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     card.locator(".source-picker button", has_text="Save").click()
     page.wait_for_selector(".rerun:not([hidden])")
     first_run = page.url
+    # With the event stream unavailable (a proxy that buffers or drops it), progress must still
+    # arrive by polling GET /v1/runs/{id}.
+    streams_before = len(event_streams)
+    polls = []
+    page.on("request", lambda r: RUN_STATUS_URL.search(r.url) and polls.append(r.url))
+    page.route("**/events?*", lambda route: route.abort())
     page.click(".rerun button")
     page.wait_for_function("url => location.href !== url", arg=first_run)
     page.wait_for_selector("#run-status-badge[data-status=completed]", timeout=RUN_TIMEOUT_MS)
     page.wait_for_selector("#citations .citation")
+    assert len(event_streams) == streams_before, "the aborted stream should not have answered"
+    assert len(polls) >= 2, f"the run page did not fall back to polling: {polls}"
     relinked = page.locator("#citations .citation").filter(has_text=missing["sentence"][:60]).first
     assert relinked.locator(".badge").get_attribute("data-label") != "source_missing"
     assert "No uploaded source" not in relinked.locator(".source-line").inner_text()
