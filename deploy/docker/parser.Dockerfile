@@ -50,6 +50,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1 \
     DO_NOT_TRACK=1 \
+    MPLCONFIGDIR=/tmp/cache/matplotlib \
     CITEPROOF_MIGRATIONS_DIR=/app/migrations \
     CITEPROOF_LOG_FORMAT=json \
     CITEPROOF_WORKER_HTTP_PORT=9000
