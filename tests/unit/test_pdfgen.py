@@ -100,6 +100,12 @@ def test_rendering_is_deterministic_so_uploads_deduplicate_by_hash():
     assert render_pdf(long_spec()) != render_pdf(long_spec(year=2024))
 
 
+def test_control_characters_print_as_spaces():
+    # Check-COVID has mis-decoded thin spaces ("96â\x80\x88032"); no font can draw them.
+    spec = long_spec(sections=(Section(heading="1 A", paragraphs=("96â\x80\x88032 patients.",)),))
+    assert "96â 032 patients." in flat(" ".join(page_texts(render_pdf(spec))))
+
+
 def test_markup_characters_are_text_not_markup():
     spec = long_spec(sections=(Section(heading="1 A", paragraphs=("x < y & <b>bold</b> z.",)),))
     assert "x < y & <b>bold</b> z." in flat(" ".join(page_texts(render_pdf(spec))))

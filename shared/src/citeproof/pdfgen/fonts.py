@@ -11,6 +11,7 @@ contains silent gaps.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
@@ -73,6 +74,9 @@ ASCII_FALLBACKS = {
 }
 
 
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 @dataclass(frozen=True)
 class FontFamily:
     """A registered font family: reportlab names for its four faces."""
@@ -85,6 +89,9 @@ class FontFamily:
     """False for the Latin-1 fallback; `printable` then rewrites what it cannot draw."""
 
     def printable(self, text: str) -> str:
+        # Control characters (mis-decoded text in real data sets carries C1 controls) have no
+        # glyph in any font and would reach the text layer as garbage; they print as a space.
+        text = _CONTROL_CHARS.sub(" ", text)
         if self.unicode_complete:
             return text
         return "".join(_latin1_stand_in(char) for char in text)
