@@ -10,7 +10,7 @@ export async function renderSessions(root) {
   const name = h("input", {
     type: "text",
     id: "session-name",
-    placeholder: "e.g. Thesis chapter 2 — final draft",
+    placeholder: "Name, e.g. Chapter 2 draft",
     "aria-label": "Session name",
     maxlength: 200,
   });
