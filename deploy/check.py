@@ -18,12 +18,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 
-from deploycheck import compose, dockerfiles, k8s, observability
+from deploycheck import compose, dockerfiles, imports, k8s, observability
 from deploycheck.findings import Finding
 from deploycheck.paths import rel
 
 CHECKS: dict[str, Callable[[], list[Finding]]] = {
     "dockerfiles": dockerfiles.check_all,
+    "image-imports": imports.check_all,
     "compose": compose.check_all,
     "kubernetes": k8s.check_all,
     "observability": observability.check_all,
