@@ -19,19 +19,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
+import asyncpg
 import common
-from _queue_citeproof import CiteproofSystem
+from _queue_citeproof import CiteproofHandoffSystem, CiteproofSystem
 from _queue_pgqueuer import PgqueuerSystem, UnboundedPgqueuerSystem
 from _queue_procrastinate import ProcrastinateSystem
 from _queue_proposal import (
     GroupCommitOnlySystem,
+    HandoffNoPoolResetSystem,
     NoPoolResetOnlySystem,
     ProposedCiteproofSystem,
 )
@@ -41,11 +45,13 @@ from citeproof.obs.logs import configure_logging
 from citeproof.obs.settings import ObservabilitySettings
 
 RESULT_NAME = "queue"
+# Per-round figures, CPU per task, latency tail and each system's setup, for the curious.
+DETAILS_NAME = "queue_details"
 BASELINE = "citeproof"
 DEFAULT_TASKS = 5_000
 DEFAULT_ROUNDS = 3
-DEFAULT_LATENCY_TASKS = 1_000
-DEFAULT_RATE = 200.0
+DEFAULT_LATENCY_TASKS = 800
+DEFAULT_RATE = 100.0
 DEFAULT_CONCURRENCY = 20
 DEFAULT_BATCH = 10
 WARMUP_TASKS = 500
@@ -77,9 +83,11 @@ SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
     "procrastinate": ProcrastinateSystem,
     "raw_sql": RawSqlSystem,
 }
-# Measured only on request (--systems): prototypes of proposed runtime changes, and pgqueuer
-# without the in-flight cap the comparison imposes on it.
+# Measured only on request (--systems): citeproof's hand-off transaction path, prototypes of
+# proposed runtime changes, and pgqueuer without the in-flight cap the comparison imposes.
 EXTRA_SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
+    "citeproof_handoff": CiteproofHandoffSystem,
+    "citeproof_handoff_no_reset": HandoffNoPoolResetSystem,
     "citeproof_proposed": ProposedCiteproofSystem,
     "citeproof_group_commit": GroupCommitOnlySystem,
     "citeproof_no_reset": NoPoolResetOnlySystem,
@@ -154,20 +162,65 @@ async def measure_latency(system: QueueSystem, recorder: Recorder, opts: Options
     return [(recorder.started[s] - enqueued[s]) * 1000 for s in seqs]
 
 
+@dataclass(frozen=True)
+class Round:
+    tasks_per_s: float
+    cpu_us_per_task: float | None  # this process + the PostgreSQL server, per task
+
+
+class CpuMeter:
+    """CPU of this process plus every process of the PostgreSQL server (its postmaster's
+    children). On a shared machine wall-clock throughput swings with other people's load;
+    CPU per task does not, so it is reported next to it. Unavailable (None) when the server
+    is not local."""
+
+    def __init__(self, postmaster: int | None) -> None:
+        self.postmaster = postmaster
+
+    @classmethod
+    async def for_server(cls, url: str) -> CpuMeter:
+        conn = await asyncpg.connect(url)
+        try:
+            data_dir = await conn.fetchval("SHOW data_directory")
+        finally:
+            await conn.close()
+        try:
+            return cls(int((Path(data_dir) / "postmaster.pid").read_text().split()[0]))
+        except (OSError, ValueError, IndexError):
+            return cls(None)
+
+    def sample(self) -> dict[int, float] | None:
+        if self.postmaster is None:
+            return None
+        pids = [os.getpid(), *common.children_of(self.postmaster)]
+        return {pid: common.cpu_seconds([pid]) for pid in pids}
+
+    @staticmethod
+    def spent(before: dict[int, float] | None, after: dict[int, float] | None) -> float | None:
+        if before is None or after is None:
+            return None
+        return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+
+
 async def measure_throughput(
-    system: QueueSystem, recorder: Recorder, opts: Options, round_no: int
-) -> float:
+    system: QueueSystem, recorder: Recorder, opts: Options, round_no: int, cpu: CpuMeter
+) -> Round:
     base = THROUGHPUT_BASE + round_no * opts.tasks
     seqs = range(base, base + opts.tasks)
     await system.enqueue_many(seqs)
     recorder.expect(seqs)
+    cpu_before = cpu.sample()
     await system.start(recorder)
     await recorder.wait(f"{system.name} throughput")
     await wait_drained(system)
     finished = time.perf_counter()
+    cpu_spent = CpuMeter.spent(cpu_before, cpu.sample())
     await system.stop()
     first = min(recorder.started[s] for s in seqs)
-    return opts.tasks / (finished - first)
+    return Round(
+        tasks_per_s=opts.tasks / (finished - first),
+        cpu_us_per_task=None if cpu_spent is None else cpu_spent / opts.tasks * 1e6,
+    )
 
 
 async def warm_up(system: QueueSystem, recorder: Recorder) -> None:
@@ -178,12 +231,41 @@ async def warm_up(system: QueueSystem, recorder: Recorder) -> None:
     await wait_drained(system)
 
 
-async def run_all(url: str, names: list[str], opts: Options) -> dict[str, dict[str, float]]:
+@dataclass
+class Measured:
+    description: str
+    latencies_ms: list[float] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float]:
+        """The figures of bench/results/queue.json."""
+        return {
+            "tasks_per_s": round(statistics.median(r.tasks_per_s for r in self.rounds), 1),
+            "p50_ms": round(common.percentile(self.latencies_ms, 50), 2),
+            "p99_ms": round(common.percentile(self.latencies_ms, 99), 2),
+        }
+
+    def cpu_us_per_task(self) -> float:
+        values = [r.cpu_us_per_task for r in self.rounds if r.cpu_us_per_task is not None]
+        return round(statistics.median(values), 1) if values else math.nan
+
+    def details(self) -> dict[str, object]:
+        return {
+            **self.summary(),
+            "setup": self.description,
+            "cpu_us_per_task": self.cpu_us_per_task(),
+            "rounds_tasks_per_s": [round(r.tasks_per_s, 1) for r in self.rounds],
+            "p90_ms": round(common.percentile(self.latencies_ms, 90), 2),
+            "max_ms": round(max(self.latencies_ms), 2),
+        }
+
+
+async def run_all(url: str, names: list[str], opts: Options) -> dict[str, Measured]:
     factories = {**SYSTEMS, **EXTRA_SYSTEMS}
     systems = [factories[name](url, opts.concurrency, opts.batch_size) for name in names]
     recorders = {system.name: Recorder() for system in systems}
-    latencies: dict[str, list[float]] = {}
-    rates: dict[str, list[float]] = {system.name: [] for system in systems}
+    measured = {system.name: Measured(system.describe()) for system in systems}
+    cpu = await CpuMeter.for_server(url)
     try:
         for system in systems:
             print(f"{system.name}: {system.describe()}", flush=True)
@@ -193,17 +275,19 @@ async def run_all(url: str, names: list[str], opts: Options) -> dict[str, dict[s
             await system.start(recorder)
             await warm_up(system, recorder)
             await asyncio.sleep(IDLE_SETTLE_S)
-            latencies[system.name] = await measure_latency(system, recorder, opts)
+            measured[system.name].latencies_ms = await measure_latency(system, recorder, opts)
             await system.stop()
         # Rounds interleave the systems, so a burst of load from elsewhere on the machine
         # hits one round of each rather than every round of one; the median is reported.
         for round_no in range(opts.rounds):
             for system in systems:
-                rate = await measure_throughput(system, recorders[system.name], opts, round_no)
-                rates[system.name].append(rate)
+                result = await measure_throughput(
+                    system, recorders[system.name], opts, round_no, cpu
+                )
+                measured[system.name].rounds.append(result)
             print(
                 f"round {round_no + 1}: "
-                + ", ".join(f"{name} {r[-1]:,.0f}/s" for name, r in rates.items()),
+                + ", ".join(f"{n} {m.rounds[-1].tasks_per_s:,.0f}/s" for n, m in measured.items()),
                 flush=True,
             )
     finally:
@@ -212,14 +296,7 @@ async def run_all(url: str, names: list[str], opts: Options) -> dict[str, dict[s
     for name, recorder in recorders.items():
         if recorder.duplicates:
             raise RuntimeError(f"{name}: {recorder.duplicates} tasks started twice")
-    return {
-        name: {
-            "tasks_per_s": round(statistics.median(rates[name]), 1),
-            "p50_ms": round(common.percentile(latencies[name], 50), 2),
-            "p99_ms": round(common.percentile(latencies[name], 99), 2),
-        }
-        for name in rates
-    }
+    return measured
 
 
 def parse_args(argv: list[str] | None) -> tuple[list[str], Options]:
@@ -253,27 +330,45 @@ def parse_args(argv: list[str] | None) -> tuple[list[str], Options]:
 def main(argv: list[str] | None = None) -> int:
     names, opts = parse_args(argv)
     configure_logging("bench", ObservabilitySettings(log_level="warning"))
+    load_at_start = os.getloadavg()[0]
     print(
         f"queue benchmark: throughput = median of {opts.rounds} rounds of {opts.tasks} no-op "
         f"tasks (queued first, then drained); latency = {opts.latency_tasks} tasks enqueued one "
         f"at a time at {opts.rate:g}/s; concurrency {opts.concurrency} per system, batch "
-        f"{opts.batch_size}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
+        f"{opts.batch_size}; {os.cpu_count()} CPUs, load average {load_at_start:.1f}",
         flush=True,
     )
     with common.fresh_postgres() as url:
-        results = asyncio.run(run_all(url, names, opts))
+        measured = asyncio.run(run_all(url, names, opts))
+    rows = {
+        name: {**m.summary(), "cpu_us_per_task": m.cpu_us_per_task()}
+        for name, m in measured.items()
+    }
     common.print_table(
-        results,
+        rows,
         [
             common.Column("tasks_per_s", "tasks/s", 0),
             common.Column("p50_ms", "p50 ms", 2),
             common.Column("p99_ms", "p99 ms", 2),
+            common.Column("cpu_us_per_task", "CPU us/task", 0),
         ],
         baseline=BASELINE,
     )
-    if SYSTEMS.keys() <= set(names):
-        path = common.write_results(RESULT_NAME, {name: results[name] for name in SYSTEMS})
-        print(f"wrote {path}")
-    else:
-        print("(not every system ran: bench/results/queue.json not written)")
+    if not SYSTEMS.keys() <= set(names):
+        print("(not every system ran: bench/results/queue*.json not written)")
+        return 0
+    path = common.write_results(RESULT_NAME, {n: measured[n].summary() for n in SYSTEMS})
+    details = {
+        "method": (
+            f"throughput: median of {opts.rounds} interleaved rounds of {opts.tasks} tasks "
+            f"queued first, then drained; latency: {opts.latency_tasks} tasks enqueued one at "
+            f"a time at {opts.rate:g}/s to idle workers; concurrency {opts.concurrency}, "
+            f"batch {opts.batch_size}"
+        ),
+        "load_average_1m_at_start": round(load_at_start, 2),
+        "cpus": os.cpu_count(),
+        "systems": {name: m.details() for name, m in measured.items()},
+    }
+    details_path = common.write_results(DETAILS_NAME, details)
+    print(f"wrote {path} and {details_path.name}")
     return 0

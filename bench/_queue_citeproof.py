@@ -1,6 +1,10 @@
 """The citeproof stage-queue runtime under benchmark: a real `Worker` on a queue table with the
-product's claim columns, LISTEN on, a handler that returns at once (the runtime then completes
-the row itself, which is the path every product stage without a hand-off takes)."""
+product's claim columns, LISTEN on, and a handler that returns at once - the runtime then
+completes the row itself, the path of any handler with nothing to hand off.
+
+`CiteproofHandoffSystem` (on request) completes through `ctx.complete()` instead, the hand-off
+transaction every product stage uses today (fenced UPDATE, the stage's writes, NOTIFY, all in
+one transaction) - here with no writes, so it measures the transaction's own cost."""
 
 from __future__ import annotations
 
@@ -53,6 +57,7 @@ UNFINISHED = "SELECT count(*) FROM {table} WHERE state IN ('queued', 'running')"
 class CiteproofSystem:
     name = "citeproof"
     worker_class: type[Worker] = Worker
+    handoff = False
 
     def __init__(self, url: str, concurrency: int, batch_size: int) -> None:
         self.url = url
@@ -69,8 +74,10 @@ class CiteproofSystem:
 
     def describe(self) -> str:
         s = self.settings
+        completion = "ctx.complete() transaction" if self.handoff else "implicit completion"
         return (
-            f"1 Worker, concurrency={s.concurrency}, batch_size={s.batch_size}, LISTEN on, "
+            f"1 Worker, {completion}, concurrency={s.concurrency}, batch_size={s.batch_size}, "
+            "LISTEN on, "
             f"poll {s.poll_interval_s:g} s, pool {s.concurrency + POOL_HEADROOM}"
         )
 
@@ -86,6 +93,9 @@ class CiteproofSystem:
     async def start(self, on_start: Callable[[int], None]) -> None:
         async def handle(ctx: TaskContext) -> None:
             on_start(int(ctx.row["payload"]))
+            if self.handoff:
+                async with ctx.complete():
+                    pass
 
         stage = Stage(name="bench", table=self.table, channel=self.channel, handler=handle)
         assert self.pool is not None
@@ -131,3 +141,8 @@ class CiteproofSystem:
             await self.client.close()
         if self.pool is not None:
             await self.pool.close()
+
+
+class CiteproofHandoffSystem(CiteproofSystem):
+    name = "citeproof_handoff"
+    handoff = True

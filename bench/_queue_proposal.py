@@ -165,3 +165,10 @@ class GroupCommitOnlySystem(ProposedCiteproofSystem):
 class NoPoolResetOnlySystem(ProposedCiteproofSystem):
     name = "citeproof_no_reset"
     worker_class = Worker
+
+
+class HandoffNoPoolResetSystem(NoPoolResetOnlySystem):
+    """The hand-off transaction path, which group commit does not cover, without the reset."""
+
+    name = "citeproof_handoff_no_reset"
+    handoff = True

@@ -13,7 +13,7 @@ import math
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +40,34 @@ def fresh_postgres(prefix: str = "citeproof-bench-") -> Iterator[str]:
     finally:
         server.destroy()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def cpu_seconds(pids: Iterable[int]) -> float:
+    """User + system CPU time consumed so far by these processes (Linux /proc); processes
+    that have exited count as zero."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime in clock ticks
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def children_of(parent: int) -> list[int]:
+    """Pids whose parent is `parent` (e.g. a postmaster's backends and auxiliary processes)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
+            found.append(int(entry.name))
+    return found
 
 
 def percentile(values: Sequence[float], q: float) -> float:
