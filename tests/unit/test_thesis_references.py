@@ -251,3 +251,22 @@ def test_numbered_list_cited_by_author_and_year_gets_author_year_labels():
         "Hofer2020",
         "Vandijk2019b",
     ]
+
+
+def test_article_based_thesis_links_each_chapter_to_its_own_list():
+    chapter = (
+        "Chapter {n}\n\nThis chapter claims a thing [1] and another [2]. "
+        + "Some prose without citations. " * 20
+        + "\n\nReferences\n"
+        "[1] A. Author{n}. First work of chapter {n}. Journal, 2010.\n"
+        "[2] B. Writer{n}. Second work of chapter {n}. Journal, 2011.\n"
+        "[3] C. Third{n}. Third work of chapter {n}. Journal, 2012.\n\n"
+    )
+    text = "Contents\nReferences\n\n" + "".join(chapter.format(n=n) for n in (1, 2))
+    text += "Appendix A: More\nAn appendix sentence cites [3].\n"
+    analysis = analyze_thesis(text, [0])
+    assert [ref.label for ref in analysis.references] == ["1/1", "1/2", "1/3", "2/1", "2/2", "2/3"]
+    assert [ref.ordinal for ref in analysis.references] == [1, 2, 3, 4, 5, 6]
+    assert analysis.references[3].authors == ["Author2"]
+    assert [c.reference_label for c in analysis.citations] == ["1/1", "1/2", "2/1", "2/2", "2/3"]
+    assert any("2 reference lists" in note for note in analysis.notes)

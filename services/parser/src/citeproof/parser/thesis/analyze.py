@@ -21,13 +21,22 @@ from citeproof.parser.thesis.references import (
     unique_label,
 )
 from citeproof.parser.thesis.resolve import ReferenceIndex
-from citeproof.parser.thesis.sections import Section, find_reference_section
+from citeproof.parser.thesis.sections import (
+    Section,
+    find_reference_section,
+    find_reference_sections,
+)
 from citeproof.parser.thesis.textview import TextView, build_view
 from citeproof.text.sentences import sentence_index_at, split_sentences
 
 # Without a reference list, numeric markers above this are more likely numbers than citations.
 MAX_UNLISTED_NUMBER = 300
 
+# A reference list has at least this many entries, and this share of them carry a year.
+MIN_LIST_ENTRIES = 3
+MIN_DATED_SHARE = 0.5
+# Text between two reference lists shorter than this is not a chapter body.
+MIN_CHAPTER_BODY_CHARS = 500
 # Markers of the other style needed before entries are relabelled to match the body.
 MIN_MARKERS_TO_RELABEL = 3
 # A numeric marker naming a number beyond factor x the highest entry number (+ slack) is a value.
@@ -45,7 +54,7 @@ def _fallback_section(text: str) -> Section | None:
 
 
 def _labels_for_body_style(
-    references: list[Reference], text: str, section: Section | None
+    references: list[Reference], text: str, body: list[tuple[int, int]]
 ) -> list[Reference]:
     """Give entries the labels the body's markers use.
 
@@ -56,7 +65,7 @@ def _labels_for_body_style(
     if not references:
         return references
     numeric = author_year = 0
-    for body_start, body_end in _body_ranges(len(text), section):
+    for body_start, body_end in body:
         for marker in find_markers(text, body_start, body_end):
             if marker.kind != "numeric":
                 author_year += 1
@@ -83,6 +92,62 @@ def _body_ranges(length: int, section: Section | None) -> list[tuple[int, int]]:
     if section is None:
         return [(0, length)]
     return [(0, section.heading_start), (section.end, length)]
+
+
+class _Part(msgspec.Struct):
+    """One reference list and the body text whose markers cite it (view offsets)."""
+
+    references: list[Reference]
+    body: list[tuple[int, int]]
+
+
+def _is_real_list(references: list[Reference]) -> bool:
+    """Entries, most of them dated: not a table of contents that happens to say "References"."""
+    dated = sum(1 for ref in references if ref.year is not None)
+    return len(references) >= MIN_LIST_ENTRIES and dated >= len(references) * MIN_DATED_SHARE
+
+
+def _chapter_lists(view: TextView) -> list[_Part]:
+    """Article-based theses: one reference list per chapter, each cited by the text before it.
+
+    Returns [] unless at least two real lists are found. Labels get the list number as prefix
+    ("2/12") so that they stay unique in the document.
+    """
+    found: list[tuple[Section, list[Reference], int]] = []
+    for section in find_reference_sections(view.text):
+        references, list_end = extract_references(view, section)
+        if _is_real_list(references):
+            found.append((section, references, list_end))
+    if len(found) < 2:
+        return []
+    gaps = [found[k + 1][0].heading_start - found[k][2] for k in range(len(found) - 1)]
+    if min(gaps) < MIN_CHAPTER_BODY_CHARS:
+        # Lists with next to no text between them are one list broken by a repeated heading.
+        return []
+    parts: list[_Part] = []
+    previous_end = 0
+    for number, (section, references, list_end) in enumerate(found, start=1):
+        body = [(previous_end, section.heading_start)]
+        if number == len(found):
+            last = find_reference_section(view.text)
+            body.append((max(list_end, last.end if last else list_end), len(view.text)))
+        parts.append(_Part(references=references, body=body))
+        previous_end = list_end
+    return parts
+
+
+def _number_parts(parts: list[_Part]) -> list[_Part]:
+    """Unique ordinals across the document; list-number prefixes when there are several."""
+    ordinal = 0
+    numbered: list[_Part] = []
+    for number, part in enumerate(parts, start=1):
+        references = []
+        for ref in part.references:
+            ordinal += 1
+            label = f"{number}/{ref.label}" if len(parts) > 1 else ref.label
+            references.append(msgspec.structs.replace(ref, ordinal=ordinal, label=label))
+        numbered.append(_Part(references=references, body=part.body))
+    return numbered
 
 
 def _keep_marker(marker: Marker, links: list[Reference | None], index: ReferenceIndex) -> bool:
@@ -162,59 +227,50 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
     """
     notes: list[str] = []
     view = build_view(text)
-    section = find_reference_section(view.text)
-    if section is None:
-        section = _fallback_section(view.text)
-        if section is not None:
-            notes.append("no reference heading; used a numbered list found near the end")
-    references: list[Reference] = extract_references(view, section) if section else []
-    if section is None:
-        notes.append("no reference section found; markers cannot be checked against a list")
-    elif not references:
-        notes.append("reference section found but no entries could be split")
-    references = _labels_for_body_style(references, view.text, section)
-    index = ReferenceIndex(references)
+    parts = _chapter_lists(view)
+    if parts:
+        notes.append(
+            f"{len(parts)} reference lists (one per chapter); labels carry the list number"
+        )
+        parts = [
+            _Part(_labels_for_body_style(part.references, view.text, part.body), part.body)
+            for part in parts
+        ]
+    else:
+        section = find_reference_section(view.text)
+        if section is None:
+            section = _fallback_section(view.text)
+            if section is not None:
+                notes.append("no reference heading; used a numbered list found near the end")
+        references = extract_references(view, section)[0] if section else []
+        if section is None:
+            notes.append("no reference section found; markers cannot be checked against a list")
+        elif not references:
+            notes.append("reference section found but no entries could be split")
+        body = _body_ranges(len(view.text), section)
+        parts = [_Part(_labels_for_body_style(references, view.text, body), body)]
+    parts = _number_parts(parts)
     claims = _Claims(view, text)
 
     citations: list[Citation] = []
     markers_found = 0
     numeric_markers = 0
     seen_in_claim: set[tuple[int, str]] = set()
-    for body_start, body_end in _body_ranges(len(view.text), section):
-        for marker in find_markers(view.text, body_start, body_end):
-            links = [index.resolve(item) for item in marker.items]
-            if not _keep_marker(marker, links, index):
-                continue
-            markers_found += 1
-            numeric_markers += marker.kind == "numeric"
-            (claim_start, claim_end), context = claims.around(marker)
-            original_claim = view.original_span(claim_start, claim_end)
-            original_marker = view.original_span(marker.start, marker.end)
-            # Verbatim slices of the stored text: consumers locate markers inside the claim by
-            # offset (marker_start - claim_start), so the text must be exactly that slice.
-            marker_text = text[original_marker[0] : original_marker[1]]
-            claim_text = text[original_claim[0] : original_claim[1]]
-            page = _page_of(page_starts, original_marker[0])
-            for item, link in zip(marker.items, links, strict=True):
-                key = link.label if link is not None else _item_key(item)
-                if (claim_start, key) in seen_in_claim:
+    for part in parts:
+        index = ReferenceIndex(part.references)
+        for body_start, body_end in part.body:
+            for marker in find_markers(view.text, body_start, body_end):
+                links = [index.resolve(item) for item in marker.items]
+                if not _keep_marker(marker, links, index):
                     continue
-                seen_in_claim.add((claim_start, key))
-                citations.append(
-                    Citation(
-                        ordinal=len(citations) + 1,
-                        marker_text=marker_text,
-                        marker_start=original_marker[0],
-                        marker_end=original_marker[1],
-                        claim_text=claim_text,
-                        claim_start=original_claim[0],
-                        claim_end=original_claim[1],
-                        context_text=context,
-                        page=page,
-                        pinpoint=item.pinpoint,
-                        reference_label=link.label if link is not None else None,
-                    )
-                )
+                markers_found += 1
+                numeric_markers += marker.kind == "numeric"
+                for key, citation in _citations_of(marker, links, claims, text, page_starts):
+                    if key in seen_in_claim:
+                        continue
+                    seen_in_claim.add(key)
+                    citations.append(msgspec.structs.replace(citation, ordinal=len(citations) + 1))
+    references = [ref for part in parts for ref in part.references]
     style = None
     if markers_found:
         style = STYLE_NUMERIC if numeric_markers * 2 >= markers_found else STYLE_AUTHOR_YEAR
@@ -228,6 +284,42 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         style=style,
         notes=notes,
     )
+
+
+def _citations_of(
+    marker: Marker,
+    links: list[Reference | None],
+    claims: _Claims,
+    text: str,
+    page_starts: list[int],
+) -> list[tuple[tuple[int, str], Citation]]:
+    """One citation per cited item of ``marker``, keyed by (claim, reference) for de-duplication."""
+    (claim_start, claim_end), context = claims.around(marker)
+    original_claim = claims.view.original_span(claim_start, claim_end)
+    original_marker = claims.view.original_span(marker.start, marker.end)
+    # Verbatim slices of the stored text: consumers locate markers inside the claim by offset
+    # (marker_start - claim_start), so the text must be exactly that slice.
+    marker_text = text[original_marker[0] : original_marker[1]]
+    claim_text = text[original_claim[0] : original_claim[1]]
+    page = _page_of(page_starts, original_marker[0])
+    result: list[tuple[tuple[int, str], Citation]] = []
+    for item, link in zip(marker.items, links, strict=True):
+        key = (claim_start, link.label if link is not None else _item_key(item))
+        citation = Citation(
+            ordinal=0,
+            marker_text=marker_text,
+            marker_start=original_marker[0],
+            marker_end=original_marker[1],
+            claim_text=claim_text,
+            claim_start=original_claim[0],
+            claim_end=original_claim[1],
+            context_text=context,
+            page=page,
+            pinpoint=item.pinpoint,
+            reference_label=link.label if link is not None else None,
+        )
+        result.append((key, citation))
+    return result
 
 
 def _page_of(page_starts: list[int], offset: int) -> int | None:

@@ -285,6 +285,37 @@ def _paragraph_starts(text: str, start: int, end: int) -> list[int]:
     return starts
 
 
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+_YEAR_IN_ENTRY = re.compile(r"(?<!\d)(?:1[6-9]|20)\d\d(?!\d)")
+
+
+def _last_entry_end(text: str, start: int, end: int) -> int:
+    """The last entry stops at a paragraph break followed by a heading or by long prose.
+
+    Otherwise the text after the list (the next chapter, an appendix) would be read as part
+    of the last entry.
+    """
+    for paragraph_break in _PARAGRAPH_BREAK.finditer(text, start, end):
+        if not _YEAR_IN_ENTRY.search(text, start, paragraph_break.start()):
+            continue
+        following = paragraph_break.end()
+        next_break = _PARAGRAPH_BREAK.search(text, following, end)
+        paragraph = text[following : next_break.start() if next_break else end]
+        first_line = paragraph.split("\n", 1)[0].strip()
+        looks_like_heading = 0 < len(first_line) <= 80 and not first_line.endswith((".", ","))
+        looks_like_prose = len(paragraph) > 400 and first_line[:1].isupper()
+        if (looks_like_heading and not _looks_like_entry_start(paragraph)) or looks_like_prose:
+            return paragraph_break.start()
+    return end
+
+
+def _looks_like_entry_start(paragraph: str) -> bool:
+    return bool(re.match(r"\s*(?:\[\d+\]|\d+\.\s|\(\d+\))", paragraph)) or bool(
+        _AUTHOR_YEAR_HEAD.match(paragraph[:300])
+        and looks_like_author_block(_AUTHOR_YEAR_HEAD.match(paragraph[:300]).group("authors"))
+    )
+
+
 def split_entries(text: str, start: int, end: int) -> list[EntrySpan]:
     """Entries of the reference section ``text[start:end]`` (view offsets)."""
     numbered = _numbered_entries(text, start, end)
@@ -305,6 +336,11 @@ def split_entries(text: str, start: int, end: int) -> list[EntrySpan]:
     for position, (entry_start, number, body_start) in enumerate(spans):
         entry_end = spans[position + 1][0] if position + 1 < len(spans) else end
         entries.append(EntrySpan(entry_start, entry_end, number, body_start))
+    if entries:
+        last = entries[-1]
+        entries[-1] = EntrySpan(
+            last.start, _last_entry_end(text, last.start, last.end), last.number, last.body_start
+        )
     if len(entries) >= 2:
         lengths = sorted(entry.end - entry.start for entry in entries[:-1])
         cap = int(lengths[len(lengths) // 2] * MAX_LAST_ENTRY_FACTOR) + 200

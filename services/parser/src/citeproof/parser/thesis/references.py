@@ -28,9 +28,13 @@ def unique_label(label: str, used: set[str]) -> str:
     return candidate
 
 
-def extract_references(view: TextView, section: Section) -> list[Reference]:
-    """Split and parse the entries of ``section``; offsets in the result index the original."""
+def extract_references(view: TextView, section: Section) -> tuple[list[Reference], int]:
+    """Split and parse the entries of ``section``; offsets in the result index the original.
+
+    Also returns the view offset where the last entry ends.
+    """
     references: list[Reference] = []
+    list_end = section.start
     used_labels: set[str] = set()
     text = mask_footnotes(view.text, section.start, section.end)
     for entry in split_entries(text, section.start, section.end):
@@ -47,6 +51,7 @@ def extract_references(view: TextView, section: Section) -> list[Reference]:
         while trimmed_end > entry.start and view.text[trimmed_end - 1].isspace():
             trimmed_end -= 1
         char_start, char_end = view.original_span(entry.start, trimmed_end)
+        list_end = max(list_end, entry.end)
         references.append(
             Reference(
                 ordinal=len(references) + 1,
@@ -63,4 +68,4 @@ def extract_references(view: TextView, section: Section) -> list[Reference]:
                 char_end=char_end,
             )
         )
-    return references
+    return references, list_end

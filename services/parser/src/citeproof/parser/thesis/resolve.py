@@ -20,8 +20,10 @@ class ReferenceIndex:
         self.by_number: dict[int, Reference] = {}
         self.by_year: dict[int | None, list[Reference]] = defaultdict(list)
         for reference in references:
-            if reference.label.isdigit():
-                self.by_number[int(reference.label)] = reference
+            # "2/12" in a thesis with one list per chapter is entry 12 of list 2.
+            local_label = reference.label.rsplit("/", 1)[-1]
+            if local_label.isdigit():
+                self.by_number[int(local_label)] = reference
             self.by_year[reference.year].append(reference)
         self.numeric = bool(self.by_number) and len(self.by_number) >= len(references) // 2
 

@@ -75,12 +75,34 @@ _LETTERED_APPENDIX = re.compile(
 MAX_APPENDIX_HEADING_WORDS = 7
 
 
+# Less text than this after a heading cannot hold a reference list.
+MIN_LIST_CHARS = 200
+
+
 class Section(msgspec.Struct, frozen=True):
     """View offsets: heading start, first character after the heading, end of the list."""
 
     heading_start: int
     start: int
     end: int
+
+
+def is_reference_heading(line: str) -> bool:
+    return _HEADING.fullmatch(line.strip()) is not None
+
+
+def find_reference_sections(text: str) -> list[Section]:
+    """Every reference heading with text after it, each running to the next such heading.
+
+    Article-based theses have one list per chapter; which of these hold a real list (not a
+    table-of-contents line) is decided by the caller from the entries found.
+    """
+    headings = [h for h in _HEADING.finditer(text) if len(text) - h.end() >= MIN_LIST_CHARS]
+    sections: list[Section] = []
+    for position, heading in enumerate(headings):
+        end = headings[position + 1].start() if position + 1 < len(headings) else len(text)
+        sections.append(Section(heading_start=heading.start(), start=heading.end(), end=end))
+    return sections
 
 
 def find_reference_section(text: str) -> Section | None:
@@ -92,7 +114,7 @@ def find_reference_section(text: str) -> Section | None:
     # with enough text after it to hold entries.
     chosen = headings[-1]
     for heading in reversed(headings):
-        if len(text) - heading.end() >= 200:
+        if len(text) - heading.end() >= MIN_LIST_CHARS:
             chosen = heading
             break
     start = chosen.end()

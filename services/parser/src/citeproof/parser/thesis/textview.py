@@ -14,6 +14,8 @@ from collections import Counter
 
 import msgspec
 
+from citeproof.parser.thesis.sections import is_reference_heading
+
 # Removed together with the line break that follows them: the word continues on the next line.
 _SOFT_HYPHENS = "\ufffe\u00ad\u2010"
 # A paragraph break whose surroundings say the sentence goes on (page/column break, float).
@@ -60,7 +62,8 @@ def _furniture_lines(original: str) -> dict[int, int]:
         if _PAGE_NUMBER_LINE.match(content):
             skipped[start] = end
             continue
-        if counts.get(content, 0) < MIN_RUNNING_HEADER_REPEATS:
+        if counts.get(content, 0) < MIN_RUNNING_HEADER_REPEATS or is_reference_heading(content):
+            # A reference heading repeats in theses with one list per chapter: never furniture.
             continue
         previous_blank = number == 0 or not lines[number - 1][2]
         next_blank = number + 1 >= len(lines) or not lines[number + 1][2]
