@@ -100,3 +100,94 @@ def assert_error(response, status: int, code: str) -> dict:
     assert isinstance(body["detail"], str) and body["detail"]
     assert set(body) == {"status", "code", "detail"}
     return body
+
+
+async def thesis_with_sources(client: AsyncTestClient, user: ApiUser) -> dict[str, str]:
+    """A session with a thesis and two sources uploaded; returns their ids."""
+    session_id = await new_session(client, user)
+    tag = uuid.uuid4().hex.encode()
+    thesis = await upload(
+        client, user, session_id, [("thesis.pdf", b"%PDF thesis " + tag)], "thesis"
+    )
+    sources = await upload(
+        client,
+        user,
+        session_id,
+        [("smith2020.pdf", b"%PDF smith " + tag), ("doe2019.pdf", b"%PDF doe " + tag)],
+    )
+    return {
+        "session_id": session_id,
+        "thesis_id": thesis.json()["documents"][0]["id"],
+        "smith_id": sources.json()["documents"][0]["id"],
+        "doe_id": sources.json()["documents"][1]["id"],
+        "thesis_job": thesis.json()["job_id"],
+        "sources_job": sources.json()["job_id"],
+    }
+
+
+async def seed_results(pool: asyncpg.Pool, run_id: str, ids: dict[str, str]) -> None:
+    """What parser, planner and judge would have written for a finished run."""
+    thesis, smith, doe = (uuid.UUID(ids[k]) for k in ("thesis_id", "smith_id", "doe_id"))
+    run = uuid.UUID(run_id)
+    await pool.execute("UPDATE documents SET title = 'Cooling <b>cities</b>' WHERE id = $1", thesis)
+    await pool.execute("UPDATE documents SET title = 'Heat & trees' WHERE id = $1", smith)
+    refs = {}
+    for ordinal, (label, raw, title) in enumerate(
+        [
+            ("1", "Smith, J. (2020). Heat & trees. <i>Nature</i>.", "Heat & trees"),
+            ("2", "Doe, A. (2019). Asphalt albedo.", "Asphalt albedo"),
+            ("3", "Roe, B. (2018). Missing paper.", "Missing paper"),
+        ]
+    ):
+        refs[label] = await pool.fetchval(
+            'INSERT INTO "references" (document_id, ordinal, label, raw, title) '
+            "VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            thesis,
+            ordinal,
+            label,
+            raw,
+            title,
+        )
+    links = {"1": smith, "2": doe, "3": None}
+    for label, document_id in links.items():
+        await pool.execute(
+            "INSERT INTO run_reference_links (run_id, reference_id, document_id, score, method) "
+            "VALUES ($1, $2, $3, 0.9, 'test')",
+            run,
+            refs[label],
+            document_id,
+        )
+    verdicts = [
+        ("1", "Trees cool streets by 2 °C [1].", "supported", "Trees cooled streets by 2 °C.", 3),
+        ("2", "Dark asphalt reflects more light [2].", "contradicted", "<script>x</script>", 5),
+        ("3", "Parks reduce crime [3].", "source_missing", None, None),
+        ("1", "Shade | matters <img src=x onerror=alert(1)> [1].", "unsupported", None, None),
+    ]
+    for ordinal, (label, claim, verdict, quote, page) in enumerate(verdicts):
+        citation_id = await pool.fetchval(
+            "INSERT INTO citations (document_id, ordinal, reference_id, reference_label, "
+            "marker_text, marker_start, marker_end, claim_text, claim_start, claim_end, page) "
+            "VALUES ($1, $2, $3, $4, $5, 0, 3, $6, 0, 10, $7) RETURNING id",
+            thesis,
+            ordinal,
+            refs[label],
+            label,
+            f"[{label}]",
+            claim,
+            ordinal + 1,
+        )
+        await pool.execute(
+            "INSERT INTO verdicts (run_id, citation_id, label, confidence, rationale, quote, "
+            "quote_page, backend, model) "
+            "VALUES ($1, $2, $3, 0.87, 'because', $4, $5, 'fake', 'm1')",
+            run,
+            citation_id,
+            verdict,
+            quote,
+            page,
+        )
+    await pool.execute(
+        "UPDATE runs SET status = 'completed', state = 'succeeded', finished_at = now(), "
+        "citations_total = 4, tasks_total = 4, retrieved = 4, judged = 4 WHERE id = $1",
+        run,
+    )

@@ -97,6 +97,7 @@ def create_app(
             "worker_stale_s": Provide(
                 lambda: queue_settings.worker_stale_s, sync_to_thread=False, use_cache=True
             ),
+            "db_settings": Provide(lambda: db_settings, sync_to_thread=False, use_cache=True),
             "api_metrics": Provide(lambda: metrics, sync_to_thread=False, use_cache=True),
             "events_hub": Provide(lambda: hub, sync_to_thread=False, use_cache=True),
         },

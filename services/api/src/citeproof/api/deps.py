@@ -15,6 +15,7 @@ from citeproof.api.events import EventHub
 from citeproof.api.metrics import ApiMetrics
 from citeproof.api.settings import ApiSettings
 from citeproof.auth import Caller
+from citeproof.db.settings import DatabaseSettings
 
 Pool = NamedDependency[asyncpg.Pool]
 CallerDep = NamedDependency[Caller]
@@ -22,4 +23,5 @@ Settings = NamedDependency[ApiSettings]
 StaleAfter = NamedDependency[float]
 Metrics = NamedDependency[ApiMetrics]
 Hub = NamedDependency[EventHub]
+DbSettings = NamedDependency[DatabaseSettings]
 PathId = FromPath[uuid.UUID]

@@ -8,7 +8,7 @@ import structlog
 from litestar import Controller, MediaType, Response, get
 from litestar.response import File
 
-from citeproof.api.deps import CallerDep, Metrics, Pool, StaleAfter
+from citeproof.api.deps import DbSettings, CallerDep, Metrics, Pool, StaleAfter
 from citeproof.api.system.schemas import Health, Me, Readiness
 from citeproof.api.workers import STAGES, live_stages
 from citeproof.db.migrate import pending_migrations
@@ -40,10 +40,13 @@ class SystemController(Controller):
         "/readyz",
         summary="Readiness: database reachable and migrated; live workers per stage",
     )
-    async def readyz(self, pool: Pool, worker_stale_s: StaleAfter) -> Response[Readiness]:
+    async def readyz(
+        self, pool: Pool, worker_stale_s: StaleAfter, db_settings: DbSettings
+    ) -> Response[Readiness]:
+        directory = Path(db_settings.migrations_dir) if db_settings.migrations_dir else None
         try:
             async with pool.acquire(timeout=5) as conn:
-                pending = await pending_migrations(conn)
+                pending = await pending_migrations(conn, directory)
                 live = await live_stages(conn, worker_stale_s)
         except Exception as exc:  # any failure here means "do not route traffic to me"
             log.warning("readyz.database_unavailable", error=type(exc).__name__)
