@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import asyncpg
 
 from citeproof.embeddings import get_embedder
+from citeproof.queue import Stage, run_once
 
 # Three small "sources" on unrelated topics; each inner list is one chunk (one page each).
 HEAT_ISLANDS = [
@@ -235,3 +236,10 @@ async def task_citations(pool: asyncpg.Pool, run_id: uuid.UUID) -> dict[int, uui
         "SELECT citation_id, source_document_id FROM retrieve_tasks WHERE run_id = $1", run_id
     )
     return {r["citation_id"]: r["source_document_id"] for r in rows}
+
+
+async def drain(pool: asyncpg.Pool, stage: Stage) -> None:
+    """Work `stage` in-process until nothing runnable is left (other tests' rows included:
+    the database is shared by the test session, and their rows are just as valid)."""
+    while await run_once(pool, stage):
+        pass

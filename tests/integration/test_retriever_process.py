@@ -12,7 +12,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from citeproof.queue import run_once
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.retriever.stages import RetrieverService
 
@@ -25,6 +24,7 @@ from .retriever_support import (
     add_document,
     add_thesis,
     create_run,
+    drain,
     new_session,
     new_user,
 )
@@ -124,9 +124,8 @@ async def test_a_killed_retriever_is_replaced_and_the_run_completes_the_same(
     # The calm run, in this process.
     calm = await create_run(pool, user, session, thesis.document_id, sources)
     calm_service = RetrieverService(RetrieverSettings())
-    await run_once(pool, calm_service.plan_stage)
-    while await run_once(pool, calm_service.retrieve_stage):
-        pass
+    await drain(pool, calm_service.plan_stage)
+    await drain(pool, calm_service.retrieve_stage)
     assert (await _progress(pool, calm))["retrieved"] == len(cites)
 
     # The same thesis again, worked by a real retriever process that dies mid-run.

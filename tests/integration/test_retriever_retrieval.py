@@ -8,7 +8,7 @@ import uuid
 import asyncpg
 import pytest
 
-from citeproof.queue import TerminalOutcome, run_once
+from citeproof.queue import TerminalOutcome
 from citeproof.retriever.retrieval import VECTOR_TOP_K
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.retriever.stages import RetrieverService
@@ -21,6 +21,7 @@ from .retriever_support import (
     add_document,
     add_thesis,
     create_run,
+    drain,
     new_session,
     new_user,
 )
@@ -58,7 +59,7 @@ async def _planned_run(pool: asyncpg.Pool, service: RetrieverService, user=None)
     await add_chunks(pool, user, sleep, SLEEP_MEMORY)
     thesis = await add_thesis(pool, user, REFERENCES, CITES, session_id=session)
     run = await create_run(pool, user, session, thesis.document_id, [heat, sleep])
-    await run_once(pool, service.plan_stage)
+    await drain(pool, service.plan_stage)
     return run, thesis, heat_chunks
 
 
@@ -72,7 +73,7 @@ async def _evidence(pool: asyncpg.Pool, run_id: uuid.UUID, citation_id: int):
 
 async def test_retrieve_stores_ranked_evidence_and_hands_off(pool, service) -> None:
     run, thesis, heat_chunks = await _planned_run(pool, service)
-    assert await run_once(pool, service.retrieve_stage) == 4
+    await drain(pool, service.retrieve_stage)
     c = thesis.citation_ids
 
     night = await _evidence(pool, run, c[0])
@@ -170,7 +171,7 @@ async def test_exact_vector_search_never_uses_the_hnsw_index(pool) -> None:
 async def test_a_cancelled_run_gets_no_evidence_and_no_judge_task(pool, service) -> None:
     run, _, _ = await _planned_run(pool, service)
     await pool.execute("UPDATE runs SET status = 'cancelled' WHERE id = $1", run)
-    await run_once(pool, service.retrieve_stage)
+    await drain(pool, service.retrieve_stage)
     states = await pool.fetch("SELECT state FROM retrieve_tasks WHERE run_id = $1", run)
     assert {r["state"] for r in states} == {"succeeded"}
     assert await pool.fetchval("SELECT count(*) FROM evidence WHERE run_id = $1", run) == 0

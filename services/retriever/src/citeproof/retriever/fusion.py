@@ -13,7 +13,7 @@ import numpy as np
 
 def ranks(scores: np.ndarray) -> np.ndarray:
     """1-based rank of each candidate under `scores` (NaN -> unranked: +inf)."""
-    order = np.argsort(np.where(np.isnan(scores), -np.inf, -scores), kind="stable")
+    order = np.argsort(np.where(np.isnan(scores), np.inf, -scores), kind="stable")
     result = np.empty(len(scores))
     result[order] = np.arange(1, len(scores) + 1)
     result[np.isnan(scores)] = np.inf

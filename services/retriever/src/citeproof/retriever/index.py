@@ -8,6 +8,7 @@ away at any moment and rebuilt identically (cache, not state).
 from __future__ import annotations
 
 import bisect
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -75,11 +76,23 @@ def page_at(offset: int, page_starts: Sequence[int] | None, first: int, last: in
     return min(max(page, first), last)
 
 
+class LuceneIdfBM25(BM25Okapi):
+    """Okapi BM25 with Lucene's IDF, log(1 + (N - n + 0.5) / (n + 0.5)), which is always positive.
+
+    rank-bm25's own Okapi IDF is zero or negative for a term in half of the documents or more —
+    for a source of one or two chunks that is every term, and BM25 would rank nothing.
+    """
+
+    def _calc_idf(self, nd: dict[str, int]) -> None:
+        for word, freq in nd.items():
+            self.idf[word] = math.log(1 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
+
+
 def _bm25(corpus: list[list[str]]) -> BM25Okapi | None:
     # rank-bm25 divides by the average length: a corpus without tokens has no index.
     if not corpus or not any(corpus):
         return None
-    return BM25Okapi(corpus)
+    return LuceneIdfBM25(corpus)
 
 
 @dataclass

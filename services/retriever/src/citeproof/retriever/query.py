@@ -21,6 +21,8 @@ _IBID = re.compile(r"\((?:ibid|op\.\s*cit|loc\.\s*cit)\.?[^()]*\)", re.IGNORECAS
 _NARRATIVE_ET_AL = re.compile(r"\b[A-Z][\w'’-]+\s+et\s+al\.?\s*(?=[,;:)]|$|\s)")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _EMPTY_PUNCT = re.compile(r"\s+([,.;:!?])")
+# Separators orphaned by a removed marker: "streets [1], [2]." -> "streets , ." -> "streets."
+_ORPHAN_SEPARATOR = re.compile(r"[,;]+(?=[,;.:!?]|$)")
 
 
 def strip_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -42,6 +44,7 @@ def strip_markers(claim: str, marker_spans: Iterable[tuple[int, int]] = ()) -> s
     for pattern in (_NUMERIC_MARKER, _YEAR_PAREN, _IBID, _NARRATIVE_ET_AL):
         text = pattern.sub(" ", text)
     text = _EMPTY_PUNCT.sub(r"\1", collapse_whitespace(text))
+    text = _ORPHAN_SEPARATOR.sub("", text)
     return text.strip(" ,;:")
 
 

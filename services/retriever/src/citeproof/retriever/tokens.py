@@ -1,4 +1,4 @@
-"""BM25 tokenisation: folded lower-case words without stop words, lightly stemmed.
+"""BM25 tokenisation: folded lower-case words without stop words, Snowball-stemmed.
 
 The same function tokenises source text and queries, so whatever it does is symmetric; it only
 has to make "detects"/"detection" and "Müller"/"Muller" meet.
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+import snowballstemmer
 
 from citeproof.text.normalize import dehyphenate, fold_diacritics
 
@@ -23,21 +25,13 @@ STOP_WORDS = frozenset(
     upon within without between among both each either neither other any some more most""".split()
 )
 
-# Longest suffix first; a stem must keep at least `_MIN_STEM` characters.
-_SUFFIXES = ("ational", "ization", "ations", "ation", "ness", "ment", "ings", "ing", "ies",
-             "ied", "ity", "ive", "ous", "ers", "er", "ed", "es", "ly", "s")  # fmt: skip
-_MIN_STEM = 4
+_STEMMER = snowballstemmer.stemmer("english")
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A deliberately light suffix stripper (no dictionary, deterministic, ~Porter step 1-2)."""
-    if word.isdigit() or len(word) <= _MIN_STEM:
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
-            return word[: -len(suffix)]
-    return word
+    """Snowball (Porter 2) English stem; cached, since the same words recur endlessly."""
+    return _STEMMER.stemWord(word)
 
 
 def tokenize(text: str) -> list[str]:
