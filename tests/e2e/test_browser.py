@@ -9,6 +9,7 @@ CITEPROOF_UPDATE_DOCS_SCREENSHOT=1 the report screenshot also replaces docs/img/
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -19,6 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.browser.chromium import browser_context, missing_requirement
+
+expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -129,6 +132,21 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     page.once("dialog", lambda dialog: dialog.accept())
     broken_row.locator(".icon-btn").click()
     broken_row.wait_for(state="detached")
+    assert page.locator("#documents tbody tr").count() == documents
+
+    # Drag-and-drop: dropping a file already in the session reuses it instead of adding a row.
+    dropped = Path(demo_pdfs["sources"][0])
+    page.evaluate(
+        """([name, b64]) => {
+            const bytes = Uint8Array.from(atob(b64), c => c.charCodeAt(0));
+            const data = new DataTransfer();
+            data.items.add(new File([bytes], name, { type: "application/pdf" }));
+            const zone = document.querySelector("[data-zone=sources-input]");
+            zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true }));
+        }""",
+        [dropped.name, base64.b64encode(dropped.read_bytes()).decode()],
+    )
+    expect(page.locator(f'#upload-status .alert[title="{dropped.name}"]')).to_contain_text("reused")
     assert page.locator("#documents tbody tr").count() == documents
 
     # Start the run and follow it to the end on the live progress page.

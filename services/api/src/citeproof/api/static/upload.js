@@ -14,6 +14,15 @@ export function dropZone({ title, hint, multiple, testId, onFiles }) {
     h("span", { class: "small muted" }, hint),
     input
   );
+  // The zone is a label (a click opens the picker); make it reachable from the keyboard too.
+  zone.tabIndex = 0;
+  zone.setAttribute("role", "button");
+  zone.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      input.click();
+    }
+  });
   input.addEventListener("change", () => {
     if (input.files.length) onFiles([...input.files]);
     input.value = "";

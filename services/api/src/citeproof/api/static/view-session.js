@@ -39,7 +39,9 @@ export async function renderSession(root, sessionId) {
 
   async function upload(kind, files) {
     const message = `Uploading ${plural(files.length, "file")}…`;
-    const note = h("div", { class: "alert alert-info" }, message);
+    // The title lists the files, so a user with several uploads running can tell them apart.
+    const names = files.map((file) => file.name).join(", ");
+    const note = h("div", { class: "alert alert-info", title: names }, message);
     uploadStatus.prepend(note);
     try {
       const result = await api.upload(sessionId, kind, files);
