@@ -48,6 +48,8 @@ DEFAULT_FOLDER = ROOT.parent / "shared" / "data" / "papers"
 RESULTS = ROOT / "bench" / "results" / "extraction.json"
 # Normalised characters of context used to locate a key marker in our text, longest first.
 CONTEXT_LENGTHS = (40, 25, 12)
+# Result row of all papers of the folder read as one thesis with a reference list per chapter.
+COMBINED = "all-papers-as-chapters"
 # First-page text handed to linking, as the parser stores it.
 FIRST_PAGE_CHARS = 3000
 # Title similarity (token set ratio, 0-100) that maps one of our entries to a key entry.
@@ -258,6 +260,8 @@ def run(folder: Path) -> dict[str, dict]:
             row.update(score_against_key(analysis, document.text, json.loads(key_path.read_text())))
         row["seconds"] = round(time.perf_counter() - started, 2)
         results[pdf_path.stem] = row
+    if len(extracted) >= 2:
+        results[COMBINED] = _as_chapters(extracted, analyses)
     # Every paper's references linked against the other papers of the folder as uploads: shows
     # real links (the S2ORC paper cites N18-3011) and that nothing else links by accident.
     for name, analysis in analyses.items():
@@ -272,6 +276,27 @@ def run(folder: Path) -> dict[str, dict]:
             if link.document_id is not None
         }
     return results
+
+
+def _as_chapters(extracted: dict[str, Extracted], analyses: dict[str, ThesisAnalysis]) -> dict:
+    """All papers joined as the chapters of one article-based thesis, each with its own list:
+    every chapter's entries and markers must be found as when the paper stands alone."""
+    text = "\n\n".join(document.text for document in extracted.values())
+    analysis = analyze_thesis(text, [0])
+    per_list: dict[str, int] = {}
+    for reference in analysis.references:
+        list_number = reference.label.split("/", 1)[0]
+        per_list[list_number] = per_list.get(list_number, 0) + 1
+    return {
+        "references": len(analysis.references),
+        "markers": analysis.markers_found,
+        "citations": len(analysis.citations),
+        "unlinked_citations": sum(1 for c in analysis.citations if c.reference_label is None),
+        "style": analysis.style,
+        "reference_lists": len(per_list),
+        "entries_per_list": list(per_list.values()),
+        "entries_when_alone": [len(a.references) for a in analyses.values()],
+    }
 
 
 def print_table(results: dict[str, dict]) -> None:

@@ -79,6 +79,15 @@ MAX_APPENDIX_HEADING_WORDS = 7
 MIN_LIST_CHARS = 200
 
 
+# Prose: a paragraph this long with fewer than one year per this many characters.
+MIN_PROSE_CHARS = 300
+MAX_PROSE_CHARS_PER_YEAR = 400
+MIN_PROSE_CHARS_PER_COMMA = 40
+_YEAR = re.compile(r"(?<!\d)(?:1[6-9]|20)\d\d(?!\d)")
+_ENTRY_LABEL = re.compile(r"\s*(?:\[\d{1,4}\]|\d{1,4}\.\s|\(\d{1,4}\))")
+_PARAGRAPH = re.compile(r"[^\n]*(?:\n(?![ \t]*\n)[^\n]*)*")
+
+
 class Section(msgspec.Struct, frozen=True):
     """View offsets: heading start, first character after the heading, end of the list."""
 
@@ -101,8 +110,51 @@ def find_reference_sections(text: str) -> list[Section]:
     sections: list[Section] = []
     for position, heading in enumerate(headings):
         end = headings[position + 1].start() if position + 1 < len(headings) else len(text)
+        end = list_extent(text, heading.end(), end)
         sections.append(Section(heading_start=heading.start(), start=heading.end(), end=end))
     return sections
+
+
+def _is_prose(paragraph: str) -> bool:
+    """Long text with few years: body prose, not reference entries (which date every entry)."""
+    if len(paragraph) < MIN_PROSE_CHARS:
+        return False
+    years = len(_YEAR.findall(paragraph))
+    # Author lists are dense with commas; prose is not.
+    commas = paragraph.count(",")
+    return (
+        years * MAX_PROSE_CHARS_PER_YEAR < len(paragraph)
+        and commas * MIN_PROSE_CHARS_PER_COMMA < len(paragraph)
+        and not _ENTRY_LABEL.match(paragraph)
+    )
+
+
+def list_extent(text: str, start: int, end: int) -> int:
+    """Where the list after a heading stops: at the first prose paragraph, or at a heading line
+    followed by prose (the next chapter), whichever comes first; else at ``end``."""
+    paragraphs = [
+        (match.start(), match.group(0))
+        for match in _PARAGRAPH.finditer(text, start, end)
+        if match.group(0).strip()
+    ]
+    seen_entry = False
+    for number, (offset, paragraph) in enumerate(paragraphs):
+        if _is_prose(paragraph):
+            if seen_entry:
+                return offset
+            continue
+        first_line = paragraph.strip().split("\n", 1)[0]
+        is_heading = len(first_line) <= 80 and not first_line.rstrip().endswith((".", ","))
+        following = paragraphs[number + 1][1] if number + 1 < len(paragraphs) else ""
+        if (
+            seen_entry
+            and is_heading
+            and not _ENTRY_LABEL.match(paragraph)
+            and (_is_prose(following) or not following)
+        ):
+            return offset
+        seen_entry = seen_entry or bool(_YEAR.search(paragraph))
+    return end
 
 
 def find_reference_section(text: str) -> Section | None:
