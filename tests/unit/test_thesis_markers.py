@@ -224,3 +224,26 @@ def test_offsets_and_texts_are_verbatim_slices_of_raw_extractor_text():
     assert citation.claim_text.endswith("we think.")
     assert citation.context_text == "Earlier work exists."
     assert citation.page == 1
+
+
+def test_vancouver_parenthesized_numbers_when_the_body_never_uses_brackets():
+    text = (
+        "Heat kills the elderly (1). Trees cool streets (2, 3). Roofs help little (3–4). "
+        "By Eq. (2) the flux is constant, and values (0.5) are small.\n\nReferences\n"
+        "1. Aalto H, Dubois M. Heat-related mortality. Eur J Health. 2023;31:45-60.\n"
+        "2. Kowalczyk M, Brandt D. Street trees. Urban Clim. 2021;14:101-118.\n"
+        "3. Hofer K, Lindqvist J. Green roofs. Build Env. 2020;9:377-392.\n"
+        "4. Marchetti E. Cool pavements. Urban Clim. 2022;15:211-226.\n"
+    )
+    assert links(text) == [
+        ("(1)", "1"),
+        ("(2, 3)", "2"),
+        ("(2, 3)", "3"),
+        ("(3–4)", "3"),
+        ("(3–4)", "4"),
+    ]
+
+
+def test_parenthesized_numbers_are_not_citations_when_brackets_are_used():
+    text = numeric_doc("Trees cool streets [2]. Step (3) follows and (4) too [5]. Also [1].")
+    assert [label for _, label in links(text)] == ["2", "5", "1"]

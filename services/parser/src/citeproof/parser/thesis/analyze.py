@@ -14,7 +14,12 @@ from citeproof.contracts.thesis import (
     Reference,
     ThesisAnalysis,
 )
-from citeproof.parser.thesis.markers import Marker, MarkerItem, find_markers
+from citeproof.parser.thesis.markers import (
+    Marker,
+    MarkerItem,
+    find_markers,
+    find_numeric_markers,
+)
 from citeproof.parser.thesis.references import (
     author_year_label,
     extract_references,
@@ -86,6 +91,27 @@ def _labels_for_body_style(
             for ref in references
         ]
     return references
+
+
+def _cites_numbers_in_parentheses(
+    text: str, body: list[tuple[int, int]], index: ReferenceIndex
+) -> bool:
+    """A numbered list, no "[n]" in the body, but "(n)" that name entries: Vancouver style."""
+    if not index.numeric:
+        return False
+    bracketed = parenthesized = 0
+    for body_start, body_end in body:
+        bracketed += sum(
+            1
+            for marker in find_numeric_markers(text, body_start, body_end)
+            if all(index.resolve(item) for item in marker.items)
+        )
+        parenthesized += sum(
+            1
+            for marker in find_numeric_markers(text, body_start, body_end, parenthesized=True)
+            if all(index.resolve(item) for item in marker.items)
+        )
+    return bracketed == 0 and parenthesized >= MIN_MARKERS_TO_RELABEL
 
 
 def _body_ranges(length: int, section: Section | None) -> list[tuple[int, int]]:
@@ -258,8 +284,9 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
     seen_in_claim: set[tuple[int, str]] = set()
     for part in parts:
         index = ReferenceIndex(part.references)
+        vancouver = _cites_numbers_in_parentheses(view.text, part.body, index)
         for body_start, body_end in part.body:
-            for marker in find_markers(view.text, body_start, body_end):
+            for marker in find_markers(view.text, body_start, body_end, vancouver):
                 links = [index.resolve(item) for item in marker.items]
                 if not _keep_marker(marker, links, index):
                     continue

@@ -24,6 +24,12 @@ MAX_RANGE_SPAN = 40
 _DASHES = "-–—‒−"
 _BRACKET_RANGE_GAP = re.compile(rf"\s*[{_DASHES}]\s*")
 _NUMERIC = re.compile(r"\[(?P<body>[^\[\]]{1,160})\]")
+_PAREN_NUMERIC = re.compile(r"\((?P<body>\d[\d\s,;–—‒−\-]{0,60}(?:,\s*pp?\.\s*\d[\d–\-]*)?)\)")
+# "Eq. (3)", "equation (2)", "Figure (1)": references to numbered things, not citations.
+_EQUATION_BEFORE = re.compile(
+    r"(?:eqs?\.?|equations?|figs?\.?|figures?|tables?|steps?|sections?|chapters?|and|or|to)\s*$",
+    re.IGNORECASE,
+)
 _NUMBER_ITEM = re.compile(rf"^(?P<first>\d{{1,4}})(?:\s*[{_DASHES}]\s*(?P<last>\d{{1,4}}))?$")
 _PINPOINT = re.compile(
     r"^(?P<pin>(?:p|pp|pg|page|pages|s|ss|ch|chap|chapter|sec|sect|section|§|§§|fig|figs|figure|"
@@ -152,9 +158,17 @@ def _numeric_items(body: str) -> list[MarkerItem] | None:
     return [MarkerItem(number=number, pinpoint=pinpoint) for number in numbers]
 
 
-def find_numeric_markers(text: str, start: int, end: int) -> list[Marker]:
+def find_numeric_markers(
+    text: str, start: int, end: int, parenthesized: bool = False
+) -> list[Marker]:
+    """``[3, 7]``; with ``parenthesized`` the Vancouver form ``(3, 7)`` instead."""
     markers: list[Marker] = []
-    for match in _NUMERIC.finditer(text, start, end):
+    pattern = _PAREN_NUMERIC if parenthesized else _NUMERIC
+    for match in pattern.finditer(text, start, end):
+        if parenthesized and _EQUATION_BEFORE.search(
+            text, max(start, match.start() - 12), match.start()
+        ):
+            continue
         items = _numeric_items(" ".join(match.group("body").split()))
         if items is None:
             continue
@@ -328,10 +342,15 @@ def _looks_organisation(words: list[str]) -> bool:
     return any(name_key(word) in ORGANISATION_WORDS for word in words)
 
 
-def find_markers(text: str, start: int, end: int) -> list[Marker]:
-    """All candidate markers in ``text[start:end]``, in text order, without overlaps."""
+def find_markers(
+    text: str, start: int, end: int, parenthesized_numbers: bool = False
+) -> list[Marker]:
+    """All candidate markers in ``text[start:end]``, in text order, without overlaps.
+
+    ``parenthesized_numbers``: the document cites "(3)" rather than "[3]" (Vancouver).
+    """
     candidates = (
-        find_numeric_markers(text, start, end)
+        find_numeric_markers(text, start, end, parenthesized=parenthesized_numbers)
         + find_parenthetical_markers(text, start, end)
         + find_narrative_markers(text, start, end)
     )
