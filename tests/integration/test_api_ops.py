@@ -1,0 +1,144 @@
+"""Operations: health, readiness, metrics, rate limits and token hygiene."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import shutil
+import uuid
+
+import msgspec
+
+from citeproof.api.settings import ApiSettings
+from citeproof.auth import create_token
+from citeproof.db.migrate import default_migrations_dir
+from citeproof.obs.logs import configure_logging
+from tests.integration.api_support import api_client, assert_error, new_session, new_user, upload
+
+
+async def test_healthz_and_readyz(pool, db_settings):
+    async with api_client(pool, db_settings) as client:
+        health = await client.get("/healthz")
+        assert health.status_code == 200 and health.json() == {"status": "ok"}
+        await pool.execute("DELETE FROM worker_heartbeats")
+        await pool.execute(
+            "INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname,"
+            " pid) VALUES ('j1', 'judge', 't', '{judge}', 'h', 1)"
+        )
+        try:
+            ready = await client.get("/readyz")
+        finally:
+            await pool.execute("DELETE FROM worker_heartbeats")
+        assert ready.status_code == 200
+        assert ready.json() == {
+            "status": "ready",
+            "database": True,
+            "pending_migrations": [],
+            "workers": {"parse": False, "plan": False, "retrieve": False, "judge": True},
+        }
+
+
+async def test_readyz_is_503_with_pending_migrations(pool, db_settings, tmp_path):
+    for path in default_migrations_dir().glob("*.sql"):
+        shutil.copy(path, tmp_path / path.name)
+    (tmp_path / "9999_future.sql").write_text("SELECT 1;")
+    settings = msgspec.structs.replace(db_settings, migrations_dir=str(tmp_path))
+    async with api_client(pool, settings) as client:
+        ready = await client.get("/readyz")
+        assert ready.status_code == 503
+        assert ready.json()["pending_migrations"] == [9999]
+        assert ready.json()["status"] == "not_ready"
+
+
+async def test_metrics_expose_requests_by_route_and_queue_gauges(pool, db_settings):
+    alice = await new_user(pool)
+    async with api_client(pool, db_settings) as client:
+        session_id = await new_session(client, alice)
+        await client.get(f"/v1/sessions/{session_id}", headers=alice.headers)
+        await client.get(f"/v1/sessions/{uuid.uuid4()}", headers=alice.headers)
+        await client.get("/v1/no/such/path", headers=alice.headers)
+        await upload(client, alice, session_id, [("m.pdf", uuid.uuid4().bytes)])
+        response = await client.get("/metrics")
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/plain")
+        text = response.text
+    template = "/v1/sessions/{session_id}"
+    assert f'route="{template}",status="200"' in text
+    assert f'route="{template}",status="404"' in text
+    assert 'route="unmatched",status="404"' in text
+    assert session_id not in text  # raw paths never become label values
+    assert re.search(
+        r'citeproof_http_request_seconds_count\{method="POST",route="/v1/sessions"', text
+    )
+    depth = re.search(r'citeproof_queue_depth\{stage="parse"\} (\d+)', text)
+    assert depth and int(depth.group(1)) >= 1
+    for stage in ("parse", "plan", "retrieve", "judge"):
+        assert f'citeproof_queue_oldest_age_seconds{{stage="{stage}"}}' in text
+        assert f'citeproof_queue_dead_total{{stage="{stage}"}}' in text
+    assert "# TYPE citeproof_live_workers gauge" in text
+
+
+async def test_rate_limit_is_per_user_and_bucket_with_retry_after(pool, db_settings):
+    alice, bob = await new_user(pool), await new_user(pool)
+    settings = ApiSettings(rate_limit_requests=5, rate_limit_uploads=2)
+    async with api_client(pool, db_settings, settings) as client:
+        session_id = await new_session(client, alice)  # 1
+        for _ in range(4):  # 2..5
+            assert (await client.get("/v1/sessions", headers=alice.headers)).status_code == 200
+        limited = await client.get("/v1/sessions", headers=alice.headers)
+        body = assert_error(limited, 429, "rate_limited")
+        assert "5 per 60 s" in body["detail"]
+        assert 1 <= int(limited.headers["Retry-After"]) <= 60
+        # Uploads have their own bucket; other users their own windows.
+        assert (await upload(client, alice, session_id, [("a", b"1")])).status_code == 202
+        assert (await upload(client, alice, session_id, [("b", b"2")])).status_code == 202
+        assert_error(await upload(client, alice, session_id, [("c", b"3")]), 429, "rate_limited")
+        assert (await client.get("/v1/sessions", headers=bob.headers)).status_code == 200
+        # Window rows older than the window are pruned.
+        await pool.execute(
+            "UPDATE rate_limit_events SET at = at - interval '2 minutes' WHERE user_id = $1",
+            alice.user_id,
+        )
+        assert (await client.get("/v1/sessions", headers=alice.headers)).status_code == 200
+        assert (
+            await pool.fetchval(
+                "SELECT count(*) FROM rate_limit_events WHERE user_id = $1 AND bucket = 'api'",
+                alice.user_id,
+            )
+            == 1
+        )
+
+
+async def test_tokens_are_stored_hashed_and_never_logged(pool, db_settings, capfd):
+    alice = await new_user(pool)
+    token_id, second = await create_token(pool, alice.user_id, "second")
+    stored = await pool.fetch(
+        "SELECT id, token_hash FROM api_tokens WHERE user_id = $1", alice.user_id
+    )
+    hashes = {row["id"]: bytes(row["token_hash"]) for row in stored}
+    assert hashes[token_id] == hashlib.sha256(second.encode()).digest()
+    assert hashes[alice.token_id] == hashlib.sha256(alice.token.encode()).digest()
+    dump = str(await pool.fetch("SELECT * FROM api_tokens"))
+    assert alice.token not in dump and second not in dump
+
+    configure_logging("api")
+    logging.getLogger().setLevel(logging.DEBUG)
+    try:
+        async with api_client(pool, db_settings) as client:
+            session_id = await new_session(client, alice)
+            await client.get(f"/v1/runs/{uuid.uuid4()}/events?token={alice.token}")
+            await client.get("/v1/me", headers={"Authorization": f"Bearer {second}x"})
+            await client.get("/v1/me", headers={"Authorization": f"Bearer {second}"})
+            await pool.execute("ALTER TABLE sessions RENAME TO sessions_hidden")
+            try:
+                failed = await client.get(f"/v1/sessions/{session_id}", headers=alice.headers)
+            finally:
+                await pool.execute("ALTER TABLE sessions_hidden RENAME TO sessions")
+            assert failed.status_code == 500
+    finally:
+        logging.getLogger().setLevel(logging.WARNING)
+    out, err = capfd.readouterr()
+    logs = out + err
+    assert "http.unexpected_error" in logs  # the logs were captured...
+    assert alice.token not in logs and second not in logs  # ...and carry no token
