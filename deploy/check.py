@@ -18,13 +18,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 
-from deploycheck import compose, dockerfiles, imports, k8s, observability
+from deploycheck import compose, dockerfiles, imports, k8s, observability, packaging
 from deploycheck.findings import Finding
 from deploycheck.paths import rel
 
 CHECKS: dict[str, Callable[[], list[Finding]]] = {
     "dockerfiles": dockerfiles.check_all,
     "image-imports": imports.check_all,
+    "packaging": packaging.check_all,
     "compose": compose.check_all,
     "kubernetes": k8s.check_all,
     "observability": observability.check_all,
