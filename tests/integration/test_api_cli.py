@@ -1,0 +1,186 @@
+"""The `citeproof users|tokens` commands and `citeproof verify` against a served API."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+import uuid
+
+import asyncpg
+import pytest
+import uvicorn
+
+from citeproof.api import create_app
+from citeproof.api.settings import ApiSettings
+from citeproof.auth import authenticate
+from citeproof.cli import main as cli
+from tests.integration.api_support import seed_results
+
+
+@pytest.fixture
+def cli_env(database_url, monkeypatch):
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    return database_url
+
+
+def _authenticate(url: str, token: str):
+    async def check():
+        conn = await asyncpg.connect(url)
+        try:
+            return await authenticate(conn, token)
+        finally:
+            await conn.close()
+
+    return asyncio.run(check())
+
+
+def test_users_and_tokens_commands(cli_env, capsys):
+    name = f"cli-{uuid.uuid4().hex[:8]}"
+    assert cli(["users", "create", name]) == 0
+    assert name in capsys.readouterr().out
+    assert cli(["users", "create", name]) == 2  # names are unique
+    capsys.readouterr()
+
+    assert cli(["tokens", "create", "--user", name, "--label", "laptop"]) == 0
+    captured = capsys.readouterr()
+    token = captured.out.strip()
+    assert token.startswith("cpt_") and "\n" not in token
+    caller = _authenticate(cli_env, token)
+    assert caller is not None and caller.name == name
+
+    assert cli(["tokens", "list", "--user", name]) == 0
+    listing = capsys.readouterr().out
+    assert "laptop" in listing and "active" in listing and token not in listing
+
+    assert cli(["tokens", "revoke", str(caller.token_id)]) == 0
+    assert _authenticate(cli_env, token) is None
+    assert cli(["tokens", "revoke", str(caller.token_id)]) == 2
+    assert cli(["tokens", "create", "--user", "nobody-" + name]) == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def served_api(db_settings):
+    port = _free_port()
+    app = create_app(ApiSettings(port=port), db_settings=db_settings)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "API did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def _fake_pipeline(url: str, user_name: str, stop: threading.Event) -> None:
+    """Stands in for parser, planner and judge: finishes the user's runs with fixed verdicts."""
+
+    async def work() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            while not stop.is_set():
+                run = await conn.fetchrow(
+                    "SELECT r.id, r.thesis_document_id, r.document_ids FROM runs r "
+                    "JOIN users u ON u.id = r.user_id "
+                    "WHERE u.name = $1 AND r.status = 'waiting_for_documents'",
+                    user_name,
+                )
+                if run is None:
+                    await asyncio.sleep(0.2)
+                    continue
+                await conn.execute(
+                    "UPDATE documents SET state = 'parsed' WHERE id = ANY($1)",
+                    run["document_ids"],
+                )
+                await conn.execute(
+                    "UPDATE parse_items SET state = 'succeeded', file_bytes = NULL "
+                    "WHERE document_id = ANY($1)",
+                    run["document_ids"],
+                )
+                await conn.execute(
+                    "UPDATE parse_jobs SET state = 'succeeded' WHERE id IN "
+                    "(SELECT job_id FROM parse_items WHERE document_id = ANY($1))",
+                    run["document_ids"],
+                )
+                sources = await conn.fetch(
+                    "SELECT id FROM documents WHERE id = ANY($1) AND kind = 'source' "
+                    "ORDER BY filename",
+                    run["document_ids"],
+                )
+                ids = {
+                    "thesis_id": str(run["thesis_document_id"]),
+                    "smith_id": str(sources[0]["id"]),
+                    "doe_id": str(sources[1]["id"]),
+                }
+                await seed_results(conn, str(run["id"]), ids)
+        finally:
+            await conn.close()
+
+    asyncio.run(work())
+
+
+def test_verify_uploads_waits_writes_the_report_and_exits_1_on_problems(
+    cli_env, served_api, tmp_path, capsys
+):
+    name = f"verify-{uuid.uuid4().hex[:8]}"
+    assert cli(["users", "create", name]) == 0
+    assert cli(["tokens", "create", "--user", name]) == 0
+    token = capsys.readouterr().out.strip().splitlines()[-1]
+    thesis = tmp_path / "thesis.md"
+    thesis.write_text("# Cooling cities\nTrees cool streets [1].\n")
+    sources = [tmp_path / "smith2020.pdf", tmp_path / "doe2019.pdf"]
+    for n, path in enumerate(sources):
+        path.write_bytes(f"%PDF-1.4 source {n} {uuid.uuid4()}".encode())
+
+    stop = threading.Event()
+    pipeline = threading.Thread(target=_fake_pipeline, args=(cli_env, name, stop), daemon=True)
+    pipeline.start()
+    out = tmp_path / "report.html"
+    try:
+        code = cli(["verify", str(thesis), *map(str, sources), "--out", str(out),
+                    "--api", served_api, "--token", token, "--timeout", "60"])  # fmt: skip
+    finally:
+        stop.set()
+        pipeline.join(timeout=10)
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    assert out.read_text().startswith("<!doctype html>")
+    assert "contradicted" in captured.out and "unsupported" in captured.out
+    assert "total" in captured.out and str(out.resolve()) in captured.out
+    assert "judge 4/4" in captured.err  # the last progress line
+
+    json_out = tmp_path / "report.json"
+    thesis.write_text("# Cooling cities, second edition\nTrees cool streets [1].\n")
+    stop = threading.Event()
+    pipeline = threading.Thread(target=_fake_pipeline, args=(cli_env, name, stop), daemon=True)
+    pipeline.start()
+    try:
+        assert cli(["verify", str(thesis), *map(str, sources), "--out", str(json_out),
+                    "--api", served_api, "--token", token, "--timeout", "60"]) == 1  # fmt: skip
+    finally:
+        stop.set()
+        pipeline.join(timeout=10)
+    assert '"contradicted": 1' in json_out.read_text()
+
+
+def test_verify_exits_2_on_errors(cli_env, served_api, tmp_path, capsys):
+    thesis = tmp_path / "t.md"
+    thesis.write_text("x")
+    assert cli(["verify", str(thesis), "--api", served_api, "--token", "cpt_wrong"]) == 2
+    assert "invalid_token" in capsys.readouterr().err
+    assert cli(["verify", str(tmp_path / "missing.pdf"), "--token", "cpt_x"]) == 2
+    assert cli(["verify", str(thesis), "--token", "cpt_x", "--out", "r.docx"]) == 2
+    assert cli(["verify", str(thesis), "--api", "http://127.0.0.1:9", "--token", "cpt_x"]) == 2
+    assert "cannot reach" in capsys.readouterr().err
