@@ -12,6 +12,8 @@ struct's `ENV_PREFIX` class variable. A field may name its variable explicitly t
 from __future__ import annotations
 
 import os
+import types
+import typing
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
@@ -43,13 +45,14 @@ def load(
     """
     source = os.environ if env is None else env
     raw: dict[str, Any] = {}
+    hints = typing.get_type_hints(cls, include_extras=True)
     for field in msgspec.structs.fields(cls):
         candidates = [env_name(cls, field.name, p) for p in prefixes]
         candidates.append(env_name(cls, field.name))
         for name in candidates:
             value = source.get(name)
             if value is not None and value != "":
-                raw[field.name] = _coerce(value, field.type)
+                raw[field.name] = _coerce(value, hints.get(field.name, field.type))
                 break
     try:
         return msgspec.convert(raw, cls, strict=False)
@@ -58,12 +61,31 @@ def load(
 
 
 def _coerce(value: str, annotation: Any) -> Any:
-    text = str(annotation)
-    if "list" in text or "tuple" in text:
+    """Turn an environment string into what the field's real type expects.
+
+    The type is inspected structurally (Annotated and Optional unwrapped); matching on the
+    annotation's text would also match words in the field's description.
+    """
+    kinds = _base_types(annotation)
+    if kinds & {list, tuple, set, frozenset}:
         return [part.strip() for part in value.split(",") if part.strip()]
-    if "bool" in text:
+    if bool in kinds:
         return value.strip().lower() in {"1", "true", "yes", "on"}
     return value
+
+
+def _base_types(annotation: Any) -> set[Any]:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _base_types(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        found: set[Any] = set()
+        for arg in typing.get_args(annotation):
+            found |= _base_types(arg)
+        return found
+    if origin is not None:
+        return {origin}
+    return {annotation}
 
 
 def describe(cls: type[msgspec.Struct]) -> list[tuple[str, str, str]]:

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from citeproof.db.migrate import apply_migrations
-from citeproof.db.pool import resolve_database_url
+from citeproof.db.pool import resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.settings import load
@@ -23,6 +23,6 @@ def run(args: argparse.Namespace) -> int:
     configure_logging("migrate")
     settings = load(DatabaseSettings)
     directory = args.dir or (Path(settings.migrations_dir) if settings.migrations_dir else None)
-    applied = asyncio.run(apply_migrations(resolve_database_url(settings), directory))
+    applied = asyncio.run(apply_migrations(resolve_listen_url(settings), directory))
     print(f"applied {len(applied)} migration(s)" + (f": {applied}" if applied else ""))
     return 0

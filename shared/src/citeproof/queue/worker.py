@@ -361,8 +361,10 @@ async def serve(
     on_start: Callable[[asyncpg.Pool], object] | None = None,
 ) -> None:
     db = load(DatabaseSettings)
-    url = resolve_database_url(db)
-    await apply_migrations(url)
+    resolve_database_url(db)
+    # The advisory lock is session-level: through PgBouncer in transaction mode it would not
+    # hold, so migrations use the direct (listen) connection when one is configured.
+    await apply_migrations(resolve_listen_url(db))
     max_concurrency = max(stage_settings(s).concurrency for s in stages)
     # Handlers hold a connection only for their completing transaction; size for that
     # plus the claim loop, heartbeat and sweeper.
