@@ -27,7 +27,6 @@ DEFAULT_CHILD_MEMORY_MB = 4096
 # Staged bytes older than this are NULLed by the safety-net sweep, whatever the item's state.
 DEFAULT_STAGED_TTL_S = 6 * 3600
 DEFAULT_STAGED_TTL_INTERVAL_S = 600
-DEFAULT_EMBED_BATCH = 64
 
 
 class ParserSettings(Settings, frozen=True, kw_only=True):
@@ -69,7 +68,14 @@ class ParserSettings(Settings, frozen=True, kw_only=True):
             "`unstructured`: unstructured's partition_pdf(strategy='fast')."
         ),
     ] = "pdfium"
-    embed_batch: Annotated[int, doc("Chunks per embedding call.", ge=1)] = DEFAULT_EMBED_BATCH
+    embed_thesis_chunks: Annotated[
+        bool,
+        doc(
+            "Also embed the chunks of theses. Off: a thesis is the query side (its claims are "
+            "embedded at retrieval time), never searched as evidence, and embedding is ~95% of "
+            "the parse cost (ADR 0003)."
+        ),
+    ] = False
     staged_ttl_s: Annotated[
         int, doc("Staged upload bytes older than this are NULLed by the safety-net sweep.", ge=60)
     ] = DEFAULT_STAGED_TTL_S

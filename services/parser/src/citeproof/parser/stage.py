@@ -129,7 +129,9 @@ class ParseService:
                 failure = crash_failure()
                 raise PermanentError(failure.code, failure.detail) from crash
             raise
-        vectors = await aembed(get_embedder(), [chunk.text for chunk in parsed.chunks])
+        vectors = None
+        if document["kind"] != "thesis" or self.settings.embed_thesis_chunks:
+            vectors = await aembed(get_embedder(), [chunk.text for chunk in parsed.chunks])
         async with ctx.complete() as conn:
             await store_document(conn, document["id"], document["user_id"], parsed, vectors)
         ctx.log.info(

@@ -51,8 +51,9 @@ async def store_document(
     document_id: UUID,
     user_id: UUID,
     parsed: ParsedDocument,
-    vectors: np.ndarray,
+    vectors: np.ndarray | None,
 ) -> None:
+    """`vectors` is None for documents stored without embeddings (theses, by default)."""
     notes = list(parsed.notes)
     if parsed.analysis is not None:
         notes.extend(parsed.analysis.notes)
@@ -85,7 +86,7 @@ async def store_document(
                 chunk.char_end,
                 chunk.heading,
                 chunk.text,
-                vectors[index],
+                None if vectors is None else vectors[index],
             )
             for index, chunk in enumerate(parsed.chunks)
         ],

@@ -1,0 +1,15 @@
+# Parser service: throughput benchmark and its tests.
+BENCH_TARGETS += bench-parse
+PARSE_BENCH_ARGS ?=
+
+.PHONY: bench-parse test-parser
+
+# Builds a 100+ page PDF from ../shared/data/papers at run time (not committed), starts two
+# citeproof-parser processes on a fresh embedded PostgreSQL (or DATABASE_URL) and writes
+# bench/results/parse.json. `make bench-parse PARSE_BENCH_ARGS=--skip-source` skips the slow
+# embedded-source pass. Run as a module: bench/queue.py would shadow the stdlib's queue.
+bench-parse: setup
+	$(PY) -m bench.parse $(PARSE_BENCH_ARGS)
+
+test-parser: setup
+	$(PY) -m pytest -q tests/unit/test_parser_*.py tests/integration/test_parser_*.py
