@@ -35,7 +35,11 @@ async def test_start_run_records_the_session_documents_and_notifies(pool, db_set
     alice = await new_user(pool)
     received: list[str] = []
     listener = await pool.acquire()
-    await listener.add_listener("citeproof_retrieve", lambda *a: received.append(a[2]))
+
+    def on_notify(*args) -> None:
+        received.append(args[2])
+
+    await listener.add_listener("citeproof_retrieve", on_notify)
     try:
         async with api_client(pool, db_settings) as client:
             ids = await thesis_with_sources(client, alice)
@@ -45,6 +49,7 @@ async def test_start_run_records_the_session_documents_and_notifies(pool, db_set
                     break
                 await asyncio.sleep(0.05)
     finally:
+        await listener.remove_listener("citeproof_retrieve", on_notify)
         await pool.release(listener)
     assert received == ["citeproof_retrieve"]
     row = await pool.fetchrow(

@@ -54,7 +54,11 @@ async def test_notification_is_sent_with_the_upload(pool, db_settings):
     alice = await new_user(pool)
     received: list[str] = []
     listener = await pool.acquire()
-    await listener.add_listener("citeproof_parse", lambda *args: received.append(args[2]))
+
+    def on_notify(*args) -> None:
+        received.append(args[2])
+
+    await listener.add_listener("citeproof_parse", on_notify)
     try:
         async with api_client(pool, db_settings) as client:
             session_id = await new_session(client, alice)
@@ -66,7 +70,7 @@ async def test_notification_is_sent_with_the_upload(pool, db_settings):
                 await asyncio.sleep(0.05)
         assert received == ["citeproof_parse"]
     finally:
-        await listener.remove_listener("citeproof_parse", lambda *a: None)
+        await listener.remove_listener("citeproof_parse", on_notify)
         await pool.release(listener)
 
 

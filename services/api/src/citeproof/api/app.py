@@ -105,6 +105,8 @@ def create_app(
         lifespan=[lifespan],
         openapi_config=_openapi(),
         request_max_body_size=settings.max_json_body_bytes,
+        # Logging is ours (structlog via configure_logging), not Litestar's default config.
+        logging_config=None,
         debug=False,
     )
     # Outermost wrapper, so 404s, 405s and errors turned into responses are counted too.

@@ -8,7 +8,7 @@ import structlog
 from litestar import Controller, MediaType, Response, get
 from litestar.response import File
 
-from citeproof.api.deps import DbSettings, CallerDep, Metrics, Pool, StaleAfter
+from citeproof.api.deps import CallerDep, DbSettings, Metrics, Pool, StaleAfter
 from citeproof.api.system.schemas import Health, Me, Readiness
 from citeproof.api.workers import STAGES, live_stages
 from citeproof.db.migrate import pending_migrations
@@ -16,7 +16,8 @@ from citeproof.db.migrate import pending_migrations
 log = structlog.get_logger("citeproof.api")
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
-PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# Litestar appends the charset itself.
+PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4"
 
 
 class MeController(Controller):
