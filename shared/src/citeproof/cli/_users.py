@@ -11,13 +11,14 @@ import asyncio
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import asyncpg
 
 from citeproof.auth import UnknownUserError, create_token, create_user, revoke_token
 from citeproof.db.migrate import apply_migrations
-from citeproof.db.pool import resolve_database_url
+from citeproof.db.pool import resolve_database_url, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.settings import load
 
@@ -47,8 +48,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _run(command: Callable[[asyncpg.Connection, Any], Awaitable[int]], args: Any) -> int:
     async def main() -> int:
-        url = resolve_database_url(load(DatabaseSettings))
-        await apply_migrations(url)
+        settings = load(DatabaseSettings)
+        url = resolve_database_url(settings)
+        directory = Path(settings.migrations_dir) if settings.migrations_dir else None
+        await apply_migrations(resolve_listen_url(settings), directory)
         conn = await asyncpg.connect(url)
         try:
             return await command(conn, args)

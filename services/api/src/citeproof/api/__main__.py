@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import structlog
 import uvicorn
@@ -10,7 +11,7 @@ import uvicorn
 from citeproof.api.app import create_app
 from citeproof.api.settings import ApiSettings
 from citeproof.db.migrate import apply_migrations
-from citeproof.db.pool import resolve_database_url
+from citeproof.db.pool import resolve_database_url, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.settings import load
@@ -22,9 +23,11 @@ def main() -> None:
     configure_logging("api")
     settings = load(ApiSettings)
     db_settings = load(DatabaseSettings)
-    # Migrations run under an advisory lock, so replicas booting together apply them once.
-    url = resolve_database_url(db_settings)
-    asyncio.run(apply_migrations(url))
+    resolve_database_url(db_settings)  # starts or attaches to the embedded server if unset
+    # Migrations run under a session-level advisory lock (replicas booting together apply them
+    # once); through PgBouncer in transaction mode it would not hold, hence the direct URL.
+    directory = Path(db_settings.migrations_dir) if db_settings.migrations_dir else None
+    asyncio.run(apply_migrations(resolve_listen_url(db_settings), directory))
     app = create_app(settings, db_settings=db_settings)
     log.info("api.starting", host=settings.host, port=settings.port)
     uvicorn.run(
