@@ -142,3 +142,20 @@ async def test_tokens_are_stored_hashed_and_never_logged(pool, db_settings, capf
     logs = out + err
     assert "http.unexpected_error" in logs  # the logs were captured...
     assert alice.token not in logs and second not in logs  # ...and carry no token
+
+
+async def test_openapi_documents_the_error_shape_uploads_and_report_formats(pool, db_settings):
+    async with api_client(pool, db_settings) as client:
+        response = await client.get("/schema/openapi.json")
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["components"]["schemas"]["ErrorBody"]["required"] == ["code", "detail", "status"]
+    session = schema["paths"]["/v1/sessions/{session_id}"]["get"]["responses"]
+    assert session["404"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+    assert session["400"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+    upload_op = schema["paths"]["/v1/sessions/{session_id}/documents"]["post"]
+    form = upload_op["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert form["properties"]["kind"]["enum"] == ["thesis", "source"]
+    report = schema["paths"]["/v1/runs/{run_id}/report"]["get"]["responses"]["200"]["content"]
+    assert set(report) == {"application/json", "text/markdown", "text/html"}
+    assert schema["components"]["securitySchemes"]["BearerToken"]["scheme"] == "bearer"

@@ -11,8 +11,9 @@ from typing import Any
 
 import msgspec
 import structlog
-from litestar import MediaType, Request, Response
+from litestar import Litestar, MediaType, Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import ResponseSpec
 
 log = structlog.get_logger("citeproof.api")
 
@@ -125,3 +126,27 @@ def handle_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Respon
 
 
 EXCEPTION_HANDLERS = {HTTPException: handle_http_exception, Exception: handle_unexpected}
+
+# Statuses every /v1 operation may answer with the error shape (documented in /schema).
+API_ERROR_STATUSES = (400, 401, 404, 409, 413, 415, 422, 429, 500)
+PUBLIC_ERROR_STATUSES = (404, 405, 500)
+
+
+def document_error_responses(app: Litestar) -> None:
+    """Describe the one error shape on every operation of the OpenAPI document.
+
+    Litestar would otherwise document its own default error body for 400s, which is not what
+    the API sends. Runs before the schema is first generated (it is built lazily).
+    """
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            statuses = API_ERROR_STATUSES if route.path.startswith("/v1") else PUBLIC_ERROR_STATUSES
+            errors = {
+                status: ResponseSpec(
+                    data_container=ErrorBody,
+                    description=f"Error ({status}); `code` says which.",
+                    generate_examples=False,
+                )
+                for status in statuses
+            }
+            handler.responses = {**errors, **(handler.responses or {})}

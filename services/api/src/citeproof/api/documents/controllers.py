@@ -8,6 +8,7 @@ from litestar import Controller, Request, delete, get, post
 
 from citeproof.api.deps import CallerDep, PathId, Pool, Settings
 from citeproof.api.documents import services
+from citeproof.api.documents.openapi import UploadOperation
 from citeproof.api.documents.schemas import DocumentList, JobStatus, UploadAccepted
 from citeproof.api.documents.uploads import read_upload
 from citeproof.api.security import BUCKET_UPLOAD, OPT_RATE_BUCKET
@@ -29,6 +30,7 @@ class DocumentController(Controller):
         opt={OPT_RATE_BUCKET: BUCKET_UPLOAD},
         # The size caps are enforced while streaming (see uploads.py), with their own codes.
         request_max_body_size=None,
+        operation_class=UploadOperation,
     )
     async def upload(
         self,

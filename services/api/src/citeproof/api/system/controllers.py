@@ -6,6 +6,7 @@ from pathlib import Path
 
 import structlog
 from litestar import Controller, MediaType, Response, get
+from litestar.openapi import ResponseSpec
 from litestar.response import File
 
 from citeproof.api.deps import CallerDep, DbSettings, Metrics, Pool, StaleAfter
@@ -40,6 +41,7 @@ class SystemController(Controller):
     @get(
         "/readyz",
         summary="Readiness: database reachable and migrated; live workers per stage",
+        responses={503: ResponseSpec(Readiness, description="Not ready (see the body).")},
     )
     async def readyz(
         self, pool: Pool, worker_stale_s: StaleAfter, db_settings: DbSettings
