@@ -285,3 +285,43 @@ async def test_delete_document_refuses_while_a_run_uses_it(pool, db_settings):
         )
         again = await client.delete(f"/v1/documents/{source_id}", headers=alice.headers)
         assert_error(again, 404, "document_not_found")
+
+
+async def test_deleting_a_queued_document_releases_its_job(pool, db_settings):
+    alice = await new_user(pool)
+    async with api_client(pool, db_settings) as client:
+        session_id = await new_session(client, alice)
+        jobs = []
+        for n in range(3):
+            files = [(f"{n}a.pdf", f"%PDF {n}a".encode()), (f"{n}b.pdf", f"%PDF {n}b".encode())]
+            jobs.append((await upload(client, alice, session_id, files)).json())
+        assert_error(await upload(client, alice, session_id, [("x", b"x")]), 429,
+                     "too_many_active_jobs")  # fmt: skip
+
+        # One item of the first job was parsed; deleting the other (queued) finishes the job.
+        first = jobs[0]
+        parsed, queued = (d["id"] for d in first["documents"])
+        await pool.execute(
+            "UPDATE parse_items SET state = 'succeeded', file_bytes = NULL WHERE document_id = $1",
+            uuid.UUID(parsed),
+        )
+        await pool.execute(
+            "UPDATE parse_jobs SET succeeded_items = 1, state = 'running' WHERE id = $1",
+            uuid.UUID(first["job_id"]),
+        )
+        deleted = await client.delete(f"/v1/documents/{queued}", headers=alice.headers)
+        assert deleted.status_code == 204
+        job = (await client.get(f"/v1/jobs/{first['job_id']}", headers=alice.headers)).json()
+        assert (job["state"], job["total"], job["succeeded"]) == ("succeeded", 1, 1)
+
+        # A document a parser is working on right now cannot be deleted under its feet.
+        busy = jobs[1]["documents"][0]["id"]
+        await pool.execute(
+            "UPDATE parse_items SET state = 'running' WHERE document_id = $1", uuid.UUID(busy)
+        )
+        refused = await client.delete(f"/v1/documents/{busy}", headers=alice.headers)
+        assert_error(refused, 409, "document_being_parsed")
+        assert int(refused.headers["Retry-After"]) > 0
+
+        # The released job slot admits a new upload.
+        assert (await upload(client, alice, session_id, [("y", b"y")])).status_code == 202

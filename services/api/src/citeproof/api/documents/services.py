@@ -230,6 +230,29 @@ async def get_job(conn: Conn, user_id: uuid.UUID, job_id: uuid.UUID) -> JobStatu
     )
 
 
+# Queued parse items of a deleted document leave their job: the job's total shrinks and it
+# finishes if nothing else is pending, so it stops counting against the active-jobs cap.
+WITHDRAW_QUEUED_ITEMS_SQL = """
+WITH withdrawn AS (
+    DELETE FROM parse_items WHERE document_id = $1 AND state = 'queued' RETURNING job_id
+), per_job AS (
+    SELECT job_id, count(*) AS n FROM withdrawn GROUP BY job_id
+)
+UPDATE parse_jobs j
+SET total_items = j.total_items - per_job.n,
+    state = CASE
+        WHEN j.succeeded_items + j.failed_items < j.total_items - per_job.n THEN j.state
+        WHEN j.failed_items = 0 THEN 'succeeded'
+        WHEN j.succeeded_items = 0 THEN 'failed'
+        ELSE 'partial' END,
+    finished_at = CASE
+        WHEN j.succeeded_items + j.failed_items >= j.total_items - per_job.n THEN now()
+        ELSE j.finished_at END
+FROM per_job WHERE j.id = per_job.job_id
+"""
+DOCUMENT_BEING_PARSED_RETRY_S = 10
+
+
 async def delete_document(pool: asyncpg.Pool, user_id: uuid.UUID, document_id: uuid.UUID) -> None:
     async with pool.acquire() as conn, conn.transaction():
         row = await conn.fetchrow(
@@ -254,6 +277,21 @@ async def delete_document(pool: asyncpg.Pool, user_id: uuid.UUID, document_id: u
                 "This document is part of a run that has not finished; cancel the run or wait "
                 "for it before deleting the document.",
             )
+        # Lock the document's unfinished items; a parser claiming right now skips locked rows.
+        items = await conn.fetch(
+            "SELECT state FROM parse_items WHERE document_id = $1 "
+            "AND state IN ('queued', 'running') FOR UPDATE",
+            document_id,
+        )
+        if any(item["state"] == "running" for item in items):
+            raise ApiError(
+                409,
+                "document_being_parsed",
+                "This document is being parsed right now; delete it once parsing has finished.",
+                retry_after=DOCUMENT_BEING_PARSED_RETRY_S,
+            )
+        if items:
+            await conn.execute(WITHDRAW_QUEUED_ITEMS_SQL, document_id)
         # Chunks, links, parse items and thesis analysis cascade with the document.
         await conn.execute("DELETE FROM documents WHERE id = $1", document_id)
 
