@@ -2,17 +2,19 @@
 
 All systems share one embedded PostgreSQL (each in its own schema) and one Python process
 (one asyncio loop); only one system's worker runs at a time.
-1. install every system's schema;
-2. per system - start its worker, warm up (a small drained batch: connections, prepared
-   statements, caches), let it go idle, then measure latency: enqueue tasks one at a time at
-   a fixed rate; a task's latency is the time from just before its enqueue call (producer
-   side, so the enqueue's own commit counts) to the start of its handler, on one monotonic
-   clock; stop the worker;
-3. throughput, in rounds that interleave the systems: enqueue the round's tasks in one
-   statement with the worker stopped, start the worker, and take tasks / (time from the
-   first handler start to the moment the database shows every task finished - completions
-   a system buffers in memory count only once written); stop the worker. The median round
-   is reported.
+1. install every system's schema; per system, start its worker, warm up (a small drained
+   batch: connections, prepared statements, caches) and stop it;
+2. rounds that interleave the systems (so a burst of load from elsewhere on a shared machine
+   hits one round of each rather than every round of one), each round per system:
+   - latency: start the worker, let it go idle, enqueue tasks one at a time at a fixed rate;
+     a task's latency is the time from just before its enqueue call (producer side, so the
+     enqueue's own commit counts) to the start of its handler, on one monotonic clock;
+     p50/p99 are taken over the samples of all rounds;
+   - throughput: enqueue the round's tasks in one statement with the worker stopped, start
+     the worker, and take tasks / (time from the first handler start to the moment the
+     database shows every task finished - completions a system buffers in memory count only
+     once written); the median round is reported, with the CPU the round cost (this process
+     plus the PostgreSQL server) per task.
 """
 
 from __future__ import annotations
@@ -145,9 +147,15 @@ async def wait_drained(system: QueueSystem) -> None:
         await asyncio.sleep(DRAIN_POLL_S)
 
 
-async def measure_latency(system: QueueSystem, recorder: Recorder, opts: Options) -> list[float]:
-    seqs = range(LATENCY_BASE, LATENCY_BASE + opts.latency_tasks)
+async def measure_latency(
+    system: QueueSystem, recorder: Recorder, opts: Options, round_no: int
+) -> list[float]:
+    per_round = opts.latency_tasks // opts.rounds
+    base = LATENCY_BASE + round_no * per_round
+    seqs = range(base, base + per_round)
     recorder.expect(seqs)
+    await system.start(recorder)
+    await asyncio.sleep(IDLE_SETTLE_S)
     enqueued: dict[int, float] = {}
     begin = time.perf_counter()
     for i, seq in enumerate(seqs):
@@ -159,6 +167,7 @@ async def measure_latency(system: QueueSystem, recorder: Recorder, opts: Options
         await system.enqueue_one(seq)
     await recorder.wait(f"{system.name} latency")
     await wait_drained(system)
+    await system.stop()
     return [(recorder.started[s] - enqueued[s]) * 1000 for s in seqs]
 
 
@@ -274,12 +283,13 @@ async def run_all(url: str, names: list[str], opts: Options) -> dict[str, Measur
             recorder = recorders[system.name]
             await system.start(recorder)
             await warm_up(system, recorder)
-            await asyncio.sleep(IDLE_SETTLE_S)
-            measured[system.name].latencies_ms = await measure_latency(system, recorder, opts)
             await system.stop()
         # Rounds interleave the systems, so a burst of load from elsewhere on the machine
-        # hits one round of each rather than every round of one; the median is reported.
+        # hits one round of each rather than every round of one.
         for round_no in range(opts.rounds):
+            for system in systems:
+                samples = await measure_latency(system, recorders[system.name], opts, round_no)
+                measured[system.name].latencies_ms.extend(samples)
             for system in systems:
                 result = await measure_throughput(
                     system, recorders[system.name], opts, round_no, cpu
@@ -338,8 +348,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{opts.batch_size}; {os.cpu_count()} CPUs, load average {load_at_start:.1f}",
         flush=True,
     )
+    began = time.perf_counter()
     with common.fresh_postgres() as url:
         measured = asyncio.run(run_all(url, names, opts))
+    print(f"({time.perf_counter() - began:.0f} s)")
     rows = {
         name: {**m.summary(), "cpu_us_per_task": m.cpu_us_per_task()}
         for name, m in measured.items()
