@@ -1,0 +1,16 @@
+# Hardening (issue 8): hostile input, API fuzzing, security. The tests run inside `make test`;
+# the fuzzing test needs schemathesis (also listed for requirements/dev.txt).
+HARDENING_STAMP := $(VENV)/.hardening-stamp
+
+.PHONY: hardening-tools test-hardening
+
+hardening-tools: $(HARDENING_STAMP)
+
+$(HARDENING_STAMP): mk/hardening.mk | setup
+	$(PIP) install -q -c $(CONSTRAINTS) $(TORCH_PIN) schemathesis
+	touch $@
+
+# Just the hardening tests (they share one end-to-end stack).
+test-hardening: hardening-tools
+	$(PY) -m pytest -q tests/integration/test_fuzz_api.py tests/e2e/test_bad_input.py \
+		tests/e2e/test_security.py

@@ -1,0 +1,1 @@
+"""Hostile and broken files, generated in the test run (nothing binary is committed)."""
