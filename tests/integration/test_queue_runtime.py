@@ -116,7 +116,9 @@ async def test_expired_lease_is_reclaimed_and_late_completion_is_fenced(queue_po
         stages=[slow],
         pool=queue_pool,
         listen_url=None,
-        settings=fast_settings(lease_s=1.0, heartbeat_s=0.5, sweep_interval_s=60),
+        settings=fast_settings(
+            lease_s=1.0, heartbeat_s=0.5, sweep_interval_s=60, concurrency=1, batch_size=1
+        ),
     )
     first._heartbeat_loop = _never  # type: ignore[method-assign]
     await first.start()
@@ -203,6 +205,47 @@ async def test_poller_alone_processes_everything(queue_pool) -> None:
         await wait_until(lambda: _all_done(queue_pool, batch, 50))
     finally:
         await worker.drain(1.0)
+
+
+async def test_implicit_completions_are_grouped_and_still_fenced(queue_pool) -> None:
+    """Handlers that just return are completed in groups; a row taken over by another
+    worker while its handler ran is not overwritten, and its task counts a lost lease."""
+    batch = batch_name()
+    stolen: list[int] = []
+
+    async def steal_one_then_return(ctx: TaskContext) -> None:
+        if not stolen:
+            stolen.append(ctx.task_id)
+            # Another worker's claim replaces ours, as after a sweep and a re-claim.
+            await queue_pool.execute(
+                "UPDATE test_tasks SET claim_token = gen_random_uuid(), worker_id = 'other' "
+                "WHERE id = $1",
+                ctx.task_id,
+            )
+
+    stage = Stage(name="test", table="test_tasks", channel="c6", handler=steal_one_then_return)
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=queue_pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=8, batch_size=8),
+    )
+    lost_before = LEASES_LOST.labels("test")._value.get()
+    await enqueue(queue_pool, batch, 200)
+    await worker.start()
+    try:
+        await wait_until(lambda: _all_done(queue_pool, batch, 199))
+    finally:
+        await worker.drain(1.0)
+    rows = await queue_pool.fetch(
+        "SELECT id, state, worker_id, attempts FROM test_tasks WHERE batch = $1", batch
+    )
+    by_state = {r["id"]: (r["state"], r["worker_id"]) for r in rows}
+    assert by_state.pop(stolen[0]) == ("running", "other")
+    assert {state for state, _ in by_state.values()} == {"succeeded"}
+    assert {r["attempts"] for r in rows} == {1}
+    assert LEASES_LOST.labels("test")._value.get() == lost_before + 1
 
 
 async def test_always_failing_task_ends_dead_with_its_error(queue_pool) -> None:

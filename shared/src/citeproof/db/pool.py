@@ -51,6 +51,14 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
         pass
 
 
+async def _keep_session(_conn: asyncpg.Connection) -> None:
+    """Replaces asyncpg's reset query on release (`pg_advisory_unlock_all(); CLOSE ALL;
+    UNLISTEN *; RESET ALL`), one extra round trip after EVERY pooled statement. Our pooled
+    connections carry no session state to reset: LISTEN has its own connection, advisory
+    locks taken on them are transaction-scoped, nothing runs SET. asyncpg itself still rolls
+    back a transaction left open and drops listeners before the connection is reused."""
+
+
 async def create_pool(
     settings: DatabaseSettings, *, min_size: int | None = None, max_size: int | None = None
 ) -> asyncpg.Pool:
@@ -62,5 +70,6 @@ async def create_pool(
         min_size=settings.pool_min if min_size is None else min_size,
         max_size=settings.pool_max if max_size is None else max_size,
         init=_init_connection,
+        reset=_keep_session,
         server_settings=server_settings,
     )

@@ -43,6 +43,15 @@ WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'
 RETURNING id
 """
 
+# Group commit of implicit completions (see _completer.py): the same fence, for many claims
+# of this worker at once; the (worker_id) WHERE state = 'running' index finds them.
+COMPLETE_GROUP = """
+UPDATE {table}
+SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL
+WHERE worker_id = $1 AND state = 'running' AND claim_token = ANY($2::uuid[])
+RETURNING claim_token
+"""
+
 FAIL_PERMANENTLY = """
 UPDATE {table}
 SET state = 'failed', finished_at = now(), lease_expires_at = NULL, last_error = $4

@@ -65,6 +65,8 @@ class TaskContext:
     completed: bool = False
     handed_back: bool = False
     lease_lost: bool = False
+    # The worker's group committer for this stage (None: one statement per completion).
+    completer: Any = None
 
     @property
     def task_id(self) -> Any:
@@ -99,15 +101,22 @@ class TaskContext:
         self.completed = True
 
     async def complete_now(self) -> None:
-        """Complete with nothing to hand off. Without a terminal hook this is one autocommit
-        statement instead of a BEGIN/UPDATE/COMMIT round trip each."""
+        """Complete with nothing to hand off. Without a terminal hook this needs no
+        transaction: one fenced statement, shared with other tasks' completions through the
+        worker's group committer."""
         if self.stage.on_terminal is not None:
             async with self.complete():
                 return
-        done = await self.pool.fetchval(
-            self.stage.sql(_sql.COMPLETE), self.task_id, self.worker_id, self.claim_token
-        )
-        if done is None:
+        if self.completer is not None:
+            held = await self.completer.complete(self.claim_token)
+        else:
+            held = (
+                await self.pool.fetchval(
+                    self.stage.sql(_sql.COMPLETE), self.task_id, self.worker_id, self.claim_token
+                )
+                is not None
+            )
+        if not held:
             self.lease_lost = True
             LEASES_LOST.labels(self.stage.name).inc()
             raise LeaseLost(f"{self.stage.table} {self.task_id}: lease lost before completion")

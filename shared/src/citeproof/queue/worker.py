@@ -28,6 +28,7 @@ from citeproof.db.pool import create_pool, resolve_database_url, resolve_listen_
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.queue import _sql
+from citeproof.queue._completer import GroupCompleter
 from citeproof.queue._executor import execute
 from citeproof.queue._health import HealthServer
 from citeproof.queue._listener import Listener
@@ -63,6 +64,7 @@ def stage_settings(stage: Stage, env: dict[str, str] | None = None) -> QueueSett
 class _StageRunner:
     stage: Stage
     settings: QueueSettings
+    completer: GroupCompleter
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     in_flight: dict[object, tuple[asyncio.Task, TaskContext]] = field(default_factory=dict)
 
@@ -96,7 +98,11 @@ class Worker:
         self.settings = (settings or load(QueueSettings)).validate()
         overrides = stage_overrides or {}
         self._runners = [
-            _StageRunner(s, overrides.get(s.name) or (settings or stage_settings(s)))
+            _StageRunner(
+                s,
+                overrides.get(s.name) or (settings or stage_settings(s)),
+                GroupCompleter(pool, s, self.worker_id),
+            )
             for s in stages
         ]
         self._by_channel: dict[str, list[_StageRunner]] = {}
@@ -204,6 +210,8 @@ class Worker:
         for task in self._background:
             with contextlib.suppress(BaseException):
                 await task
+        for runner in self._runners:
+            await runner.completer.close()
         if self.listener is not None:
             await self.listener.stop()
         if self.health is not None:
@@ -248,7 +256,13 @@ class Worker:
         stage = runner.stage
         TASKS_CLAIMED.labels(stage.name).inc()
         TASK_QUEUE_WAIT.labels(stage.name).observe(max(0.0, row["queue_wait_s"] or 0.0))
-        ctx = TaskContext(stage=stage, row=row, pool=self.pool, worker_id=self.worker_id)
+        ctx = TaskContext(
+            stage=stage,
+            row=row,
+            pool=self.pool,
+            worker_id=self.worker_id,
+            completer=runner.completer,
+        )
         if self.hooks.on_claimed:
             self.hooks.on_claimed(stage.name, row)
         task = asyncio.create_task(self._run_task(runner, ctx), name=f"{stage.name}-{row['id']}")
