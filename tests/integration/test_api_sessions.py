@@ -40,7 +40,9 @@ async def test_me_and_session_lifecycle(pool, db_settings):
 async def test_authentication_is_required_and_revocation_is_immediate(pool, db_settings):
     alice = await new_user(pool)
     async with api_client(pool, db_settings) as client:
-        assert_error(await client.get("/v1/sessions"), 401, "unauthorized")
+        anonymous = await client.get("/v1/sessions")
+        assert_error(anonymous, 401, "unauthorized")
+        assert anonymous.headers["WWW-Authenticate"].startswith("Bearer")
         bad = {"Authorization": "Bearer cpt_not-a-real-token"}
         assert_error(await client.get("/v1/sessions", headers=bad), 401, "invalid_token")
         assert (await client.get("/v1/me", headers=alice.headers)).status_code == 200

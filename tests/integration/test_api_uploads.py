@@ -214,6 +214,12 @@ async def test_bad_requests_get_their_own_codes(pool, db_settings):
             url, files=[("kind", (None, b"source"))], headers=alice.headers
         )
         assert_error(no_files, 422, "no_files")
+        empty_input = await client.post(
+            url,
+            files=[("kind", (None, b"source")), ("files", ("", b"", "application/octet-stream"))],
+            headers=alice.headers,
+        )
+        assert_error(empty_input, 422, "no_files")
         assert (
             await pool.fetchval("SELECT count(*) FROM documents WHERE user_id = $1", alice.user_id)
             == 0

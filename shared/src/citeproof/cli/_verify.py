@@ -118,9 +118,11 @@ def _verify(client: httpx.Client, args: argparse.Namespace, report_format: str) 
     _status(f"run {run_id} started")
     try:
         status = _wait(client, run_id, args.timeout)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, VerifyError) as exc:
+        # Nobody will read this run's report: free the workers for other work.
         client.post(f"/v1/runs/{run_id}/cancel")
-        raise VerifyError(f"interrupted; run {run_id} cancelled") from None
+        reason = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
+        raise VerifyError(f"{reason}; run {run_id} cancelled") from None
     if status["status"] != "completed":
         raise VerifyError(f"run {run_id} {status['status']}: {status.get('message') or ''}")
     report = _check(client.get(f"/v1/runs/{run_id}/report", params={"format": "json"}))
@@ -203,9 +205,14 @@ def _wait(client: httpx.Client, run_id: str, timeout_s: float) -> dict:
 
 def _progress_line(status: dict) -> str:
     progress = status["progress"]
-    done = sum(stage["done"] for stage in progress.values())
-    total = sum(stage["total"] for stage in progress.values()) or 1
-    filled = round(BAR_WIDTH * min(done, total) / total)
+    # Each stage is a third of the bar, so the bar never moves back when a later stage
+    # learns its total (retrieve/judge totals are known only once the run is planned).
+    fraction = sum(
+        min(1.0, p["done"] / p["total"]) if p["total"] else 0.0 for p in progress.values()
+    ) / len(progress)
+    if status["status"] == "completed":
+        fraction = 1.0
+    filled = round(BAR_WIDTH * fraction)
     stages = "  ".join(f"{name} {p['done']}/{p['total']}" for name, p in progress.items())
     line = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {status['status']:<21} {stages}"
     if status.get("waiting_for"):

@@ -34,9 +34,12 @@ class ApiError(HTTPException):
         detail: str,
         *,
         retry_after: int | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
-        headers = {"Retry-After": str(max(1, int(retry_after)))} if retry_after else None
-        super().__init__(detail=detail, status_code=status_code, headers=headers)
+        headers = dict(headers or {})
+        if retry_after:
+            headers["Retry-After"] = str(max(1, int(retry_after)))
+        super().__init__(detail=detail, status_code=status_code, headers=headers or None)
         self.code = code
 
 

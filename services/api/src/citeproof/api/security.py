@@ -23,6 +23,7 @@ OPT_RATE_BUCKET = "rate_bucket"
 OPT_TOKEN_IN_QUERY = "token_in_query"
 BUCKET_API = "api"
 BUCKET_UPLOAD = "upload"
+BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="citeproof"'}
 
 RATE_LIMIT_SQL = """
 WITH pruned AS (
@@ -81,11 +82,21 @@ async def provide_caller(
 ) -> Caller:
     token = _bearer_token(request)
     if token is None:
-        raise ApiError(401, "unauthorized", "Send an API token as 'Authorization: Bearer <token>'.")
+        raise ApiError(
+            401,
+            "unauthorized",
+            "Send an API token as 'Authorization: Bearer <token>'.",
+            headers=BEARER_CHALLENGE,
+        )
     async with pool.acquire() as conn:
         caller = await authenticate(conn, token)
         if caller is None:
-            raise ApiError(401, "invalid_token", "The API token is unknown or was revoked.")
+            raise ApiError(
+                401,
+                "invalid_token",
+                "The API token is unknown or was revoked.",
+                headers=BEARER_CHALLENGE,
+            )
         bucket = request.route_handler.opt.get(OPT_RATE_BUCKET, BUCKET_API)
         limit = (
             api_settings.rate_limit_uploads

@@ -115,7 +115,8 @@ def _start_part(
     kind_parts: list[bytearray],
     max_files: int,
 ) -> tuple[UploadedFile | bytearray | None, Any]:
-    if segment.name == FILES_FIELD and segment.filename is not None:
+    # A browser form with an empty file input sends a part with filename="": not a file.
+    if segment.name == FILES_FIELD and segment.filename:
         if len(files) >= max_files:
             raise ApiError(
                 413, "too_many_files", f"At most {max_files} files can be sent in one upload."
