@@ -350,3 +350,10 @@ async def test_thesis_references_and_citations_are_stored(
         assert " ".join(printed.split()) == " ".join(citation["marker_text"].split())
         assert citation["reference_id"] is None or citation["reference_id"] in reference_ids
     assert sum(c["reference_id"] is not None for c in citations) >= len(citations) * 0.8
+    # A thesis is the query side: its chunks are stored for display but not embedded.
+    counts = await ppool.fetchrow(
+        "SELECT count(*) AS chunks, count(embedding) AS embedded FROM chunks "
+        "WHERE document_id = $1",
+        row["document_id"],
+    )
+    assert counts["chunks"] > 10 and counts["embedded"] == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from citeproof.parser.blocks import PdfFacts
+from citeproof.parser.blocks import FileFacts
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.metadata import extract_metadata, find_doi
 from citeproof.parser.settings import ParserSettings
@@ -17,7 +17,7 @@ def test_doi_pattern_strips_trailing_punctuation() -> None:
 
 
 def test_junk_metadata_titles_fall_back_to_layout() -> None:
-    facts = PdfFacts(
+    facts = FileFacts(
         info={"Title": "Microsoft Word - draft3.docx", "CreationDate": "D:20190102"},
         first_page_lines=[
             ("Preprint under review", 8.0),
@@ -35,7 +35,7 @@ def test_junk_metadata_titles_fall_back_to_layout() -> None:
 
 
 def test_arxiv_identifier_gives_the_year() -> None:
-    meta = extract_metadata(PdfFacts(), [], "arXiv:1706.09498v1 [cs.CV] 29 Jun 2017")
+    meta = extract_metadata(FileFacts(), [], "arXiv:1706.09498v1 [cs.CV] 29 Jun 2017")
     assert meta.year == 2017
 
 
@@ -60,3 +60,34 @@ def test_real_papers(shared_data, name, title, first_author, year, doi) -> None:
         assert meta.authors[0] == first_author
     assert meta.year == year
     assert meta.doi == doi
+
+
+def test_html_citation_meta_tags() -> None:
+    page = b"""<html><head><title>Site | Paper</title>
+    <meta name="citation_title" content="Grounded Claims in Practice">
+    <meta name="citation_author" content="Lovelace, Ada">
+    <meta name="citation_author" content="Alan Turing">
+    <meta name="citation_doi" content="10.1234/abc.5678">
+    <meta name="citation_publication_date" content="2021/05/01"></head>
+    <body><h1>Grounded Claims in Practice</h1><p>Body text of the paper.</p></body></html>"""
+    meta = parse_bytes(page, "p.html", None, ParserSettings()).meta
+    assert meta.title == "Grounded Claims in Practice"
+    assert meta.doi == "10.1234/abc.5678"
+    assert meta.year == 2021
+    assert meta.authors == ["Ada Lovelace", "Alan Turing"]
+
+
+def test_docx_core_properties() -> None:
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.core_properties.title = "Evidence Retrieval for Theses"
+    document.core_properties.author = "Grace Hopper"
+    document.add_paragraph("Some body text for the document.")
+    out = io.BytesIO()
+    document.save(out)
+    meta = parse_bytes(out.getvalue(), "t.docx", None, ParserSettings()).meta
+    assert meta.title == "Evidence Retrieval for Theses"
+    assert meta.authors == ["Grace Hopper"]

@@ -24,9 +24,10 @@ class Block(msgspec.Struct, frozen=True):
     continues: bool = False
 
 
-class PdfFacts(msgspec.Struct, frozen=True):
-    """What the PDF itself says about its title, authors and dates (metadata dictionary) and
-    the first page's lines with their font size, for layout-based title detection."""
+class FileFacts(msgspec.Struct, frozen=True):
+    """What the file itself says about its title, authors and dates (the PDF metadata
+    dictionary, DOCX core properties, HTML citation_* meta tags; keys as in PDF: Title, Author,
+    CreationDate, doi) and, for PDFs, the first page's lines with their font size."""
 
     info: dict[str, str] = {}
     first_page_lines: list[tuple[str, float]] = []
@@ -35,5 +36,5 @@ class PdfFacts(msgspec.Struct, frozen=True):
 class Extraction(msgspec.Struct, frozen=True):
     blocks: list[Block]
     pages: int
-    pdf: PdfFacts | None = None
+    facts: FileFacts | None = None
     notes: list[str] = []

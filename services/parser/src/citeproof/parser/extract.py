@@ -6,7 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from citeproof.contracts.thesis import ThesisAnalysis
-from citeproof.parser.blocks import Block, PdfFacts
+from citeproof.parser.blocks import Block, FileFacts
 from citeproof.parser.chunking import Chunk, chunk_document
 from citeproof.parser.document import assemble
 from citeproof.parser.errors import (
@@ -36,7 +36,7 @@ class ParsedDocument(msgspec.Struct, frozen=True):
     analysis: ThesisAnalysis | None = None
 
 
-def _pdf_blocks(data: bytes, settings: ParserSettings) -> tuple[list[Block], int, PdfFacts]:
+def _pdf_blocks(data: bytes, settings: ParserSettings) -> tuple[list[Block], int, FileFacts]:
     pages, facts = extract_pdf_pages(data, settings.max_pages, settings.min_chars_per_page)
     if settings.pdf_engine == "unstructured":
         from citeproof.parser.unstructured_io import partition_pdf_blocks
@@ -63,13 +63,13 @@ def parse_bytes(
         )
     detected = detect_format(data, filename, declared_type)
     notes = [note for note in [mismatch_note(filename, declared_type, detected)] if note]
-    facts: PdfFacts | None = None
+    facts: FileFacts | None = None
     if detected == PDF:
         blocks, pages, facts = _pdf_blocks(data, settings)
     else:
         from citeproof.parser.unstructured_io import partition
 
-        blocks = partition(data, detected, settings)
+        blocks, facts = partition(data, detected, settings)
         pages = max((block.page for block in blocks), default=1)
         if pages > settings.max_pages:
             raise ParseFailure(

@@ -12,7 +12,7 @@ import re
 
 import msgspec
 
-from citeproof.parser.blocks import HEADING, Block, PdfFacts
+from citeproof.parser.blocks import HEADING, Block, FileFacts
 
 DOI_PATTERN = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}|\\^`]+)", re.IGNORECASE)
 _DOI_TRAILING = ".,;:)]}'\""
@@ -118,13 +118,13 @@ def _year(first_page: str, info: dict[str, str]) -> int | None:
 
 
 def extract_metadata(
-    pdf: PdfFacts | None, blocks: list[Block], first_page_text: str
+    facts: FileFacts | None, blocks: list[Block], first_page_text: str
 ) -> DocumentMeta:
-    info = pdf.info if pdf is not None else {}
+    info = facts.info if facts is not None else {}
     title = _plausible_title(info.get("Title"))
     authors = _split_authors(info.get("Author", "")) if info.get("Author") else []
-    if pdf is not None and (title is None or not authors):
-        layout_title, layout_authors = _layout_title_and_authors(pdf.first_page_lines)
+    if facts is not None and (title is None or not authors):
+        layout_title, layout_authors = _layout_title_and_authors(facts.first_page_lines)
         title = title or layout_title
         authors = authors or layout_authors
     if title is None:

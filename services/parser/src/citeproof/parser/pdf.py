@@ -10,7 +10,7 @@ import re
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from citeproof.parser.blocks import PdfFacts
+from citeproof.parser.blocks import FileFacts
 from citeproof.parser.errors import (
     CORRUPT_FILE,
     ENCRYPTED,
@@ -115,6 +115,6 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
                 "The PDF has no text layer (it looks scanned or consists of images); run OCR on "
                 "it (e.g. ocrmypdf) and upload the result.",
             )
-        return pages, PdfFacts(info=_metadata(document), first_page_lines=first_lines)
+        return pages, FileFacts(info=_metadata(document), first_page_lines=first_lines)
     finally:
         document.close()

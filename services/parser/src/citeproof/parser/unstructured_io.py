@@ -9,12 +9,14 @@ and point unstructured at its data directory before the first partition call.
 
 from __future__ import annotations
 
+import html
 import io
 import os
+import re
 import zipfile
 from pathlib import Path
 
-from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, TABLE, Block
+from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, TABLE, Block, FileFacts
 from citeproof.parser.errors import ARCHIVE_BOMB, CORRUPT_FILE, ParseFailure
 from citeproof.parser.layout import MAX_HEADING_CHARS, MAX_HEADING_WORDS
 from citeproof.parser.settings import ParserSettings
@@ -88,6 +90,67 @@ def check_docx_archive(data: bytes, settings: ParserSettings) -> None:
             )
 
 
+def docx_facts(data: bytes) -> FileFacts:
+    """Title, author and creation year from the DOCX core properties."""
+    import docx
+
+    try:
+        properties = docx.Document(io.BytesIO(data)).core_properties
+    except Exception:  # the partitioner reports a damaged file; metadata is optional
+        return FileFacts()
+    info = {"Title": properties.title or "", "Author": properties.author or ""}
+    if properties.created is not None:
+        info["CreationDate"] = str(properties.created.year)
+    return FileFacts(info={key: value for key, value in info.items() if value})
+
+
+_META_TAG = re.compile(r"<meta\s+[^>]*>", re.IGNORECASE)
+_META_ATTR = re.compile(r"""(name|property|content)\s*=\s*(["'])(.*?)\2""", re.I | re.S)
+_TITLE_TAG = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+# Highwire/Google Scholar tags that scholarly HTML pages carry, mapped to FileFacts keys.
+_CITATION_META = {
+    "citation_title": "Title",
+    "dc.title": "Title",
+    "citation_author": "Author",
+    "dc.creator": "Author",
+    "citation_doi": "doi",
+    "dc.identifier": "doi",
+    "citation_publication_date": "CreationDate",
+    "citation_date": "CreationDate",
+}
+
+
+def html_facts(text: str) -> FileFacts:
+    """Title, authors, date and DOI from <meta name="citation_*"> tags, else <title>."""
+    info: dict[str, str] = {}
+    authors: list[str] = []
+    for tag in _META_TAG.findall(text[:200_000]):
+        attributes = {
+            m.group(1).lower(): html.unescape(m.group(3)) for m in _META_ATTR.finditer(tag)
+        }
+        key = _CITATION_META.get(
+            (attributes.get("name") or attributes.get("property") or "").lower()
+        )
+        value = attributes.get("content", "").strip()
+        if not key or not value:
+            continue
+        if key == "Author":
+            # "Lovelace, Ada" -> "Ada Lovelace": authors are later split at commas.
+            surname, _, given = value.partition(",")
+            authors.append(f"{given.strip()} {surname.strip()}" if given else value)
+        else:
+            info.setdefault(key, value)
+    if authors:
+        info["Author"] = "; ".join(authors)
+    if "Title" not in info:
+        title = _TITLE_TAG.search(text[:200_000])
+        if title:
+            info["Title"] = html.unescape(" ".join(title.group(1).split()))
+    if "CreationDate" in info:
+        info["CreationDate"] = info["CreationDate"].lstrip()[:4]
+    return FileFacts(info=info)
+
+
 def _block_kind(category: str, text: str) -> str:
     if category == "Title":
         short = len(text) <= MAX_HEADING_CHARS and len(text.split()) <= MAX_HEADING_WORDS
@@ -107,9 +170,12 @@ def elements_to_blocks(elements) -> list[Block]:
     return blocks
 
 
-def partition(data: bytes, detected: str, settings: ParserSettings) -> list[Block]:
-    """Blocks of a DOCX, HTML, Markdown or text file via unstructured."""
+def partition(
+    data: bytes, detected: str, settings: ParserSettings
+) -> tuple[list[Block], FileFacts | None]:
+    """Blocks (and the file's own metadata) of a DOCX, HTML, Markdown or text file."""
     configure_unstructured()
+    facts: FileFacts | None = None
     if detected == DOCX:
         check_docx_archive(data, settings)
         from unstructured.partition.docx import partition_docx
@@ -118,12 +184,15 @@ def partition(data: bytes, detected: str, settings: ParserSettings) -> list[Bloc
             elements = partition_docx(file=io.BytesIO(data), include_page_breaks=False)
         except (KeyError, zipfile.BadZipFile, ValueError) as exc:
             raise ParseFailure(CORRUPT_FILE, "The Word document (DOCX) is damaged.") from exc
+        facts = docx_facts(data)
     elif detected == HTML:
         from unstructured.partition.html import partition_html
 
+        text = decode_text(data) or data.decode("utf-8", "replace")
         # Scripts, styles and event handlers are dropped by the HTML partitioner: nothing is
         # executed and none of it reaches the text or the index.
-        elements = partition_html(text=decode_text(data) or data.decode("utf-8", "replace"))
+        elements = partition_html(text=text)
+        facts = html_facts(text)
     elif detected == MARKDOWN:
         from unstructured.partition.md import partition_md
 
@@ -134,7 +203,7 @@ def partition(data: bytes, detected: str, settings: ParserSettings) -> list[Bloc
         elements = partition_text(text=decode_text(data) or "", languages=["eng"])
     else:  # pragma: no cover - callers dispatch PDFs elsewhere
         raise ValueError(detected)
-    return elements_to_blocks(elements)
+    return elements_to_blocks(elements), facts
 
 
 def partition_pdf_blocks(data: bytes) -> list[Block]:
