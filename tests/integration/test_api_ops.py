@@ -158,4 +158,6 @@ async def test_openapi_documents_the_error_shape_uploads_and_report_formats(pool
     assert form["properties"]["kind"]["enum"] == ["thesis", "source"]
     report = schema["paths"]["/v1/runs/{run_id}/report"]["get"]["responses"]["200"]["content"]
     assert set(report) == {"application/json", "text/markdown", "text/html"}
+    events = schema["paths"]["/v1/runs/{run_id}/events"]["get"]["responses"]["200"]["content"]
+    assert set(events) == {"text/event-stream"}
     assert schema["components"]["securitySchemes"]["BearerToken"]["scheme"] == "bearer"

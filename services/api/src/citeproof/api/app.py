@@ -17,7 +17,8 @@ from citeproof.api.documents.controllers import DocumentController
 from citeproof.api.errors import EXCEPTION_HANDLERS, document_error_responses
 from citeproof.api.events import EventHub
 from citeproof.api.metrics import ApiMetrics
-from citeproof.api.reports.controllers import ReportController, document_report_formats
+from citeproof.api.openapi import correct_media_types
+from citeproof.api.reports.controllers import ReportController
 from citeproof.api.runs.controllers import RunController
 from citeproof.api.security import provide_caller
 from citeproof.api.sessions.controllers import SessionController
@@ -110,7 +111,7 @@ def create_app(
         debug=False,
     )
     document_error_responses(app)
-    document_report_formats(app)
+    correct_media_types(app)
     # Outermost wrapper, so 404s, 405s and errors turned into responses are counted too.
     app.asgi_handler = metrics.middleware(app.asgi_handler)
     return app

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from litestar import Controller, Litestar, Response, get
-from litestar.openapi.spec import OpenAPIMediaType, Schema
-from litestar.openapi.spec.enums import OpenAPIType
+from litestar import Controller, Response, get
 from litestar.params import FromQuery
 
 from citeproof.api.deps import CallerDep, PathId, Pool, StaleAfter
@@ -16,16 +14,6 @@ from citeproof.api.reports.schemas import Report
 from citeproof.api.reports.services import build_report
 
 ReportFormat = Literal["json", "markdown", "html"]
-REPORT_PATH = "/v1/runs/{run_id}/report"
-TEXT_FORMATS = ("text/markdown", "text/html")
-
-
-def document_report_formats(app: Litestar) -> None:
-    """The report's 200 carries JSON, Markdown or HTML by `format`; say so in /schema."""
-    operation = app.openapi_schema.paths[REPORT_PATH].get
-    content = operation.responses["200"].content
-    for media_type in TEXT_FORMATS:
-        content[media_type] = OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
 
 
 class ReportController(Controller):
