@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncpg
 
 from citeproof.queue import run_worker
-from citeproof.retriever.stages import service
+from citeproof.retriever.stages import configure_process, service
 
 
 async def _warm_up(_pool: asyncpg.Pool) -> None:
@@ -16,6 +16,7 @@ async def _warm_up(_pool: asyncpg.Pool) -> None:
 
 def main() -> None:
     retriever = service()
+    configure_process(retriever.settings)
     run_worker(
         service="retriever",
         stages=[retriever.plan_stage, retriever.retrieve_stage],

@@ -20,11 +20,14 @@ def ranks(scores: np.ndarray) -> np.ndarray:
     return result
 
 
-def reciprocal_rank_fusion(signals: Sequence[np.ndarray], k: int) -> np.ndarray:
-    """Cormack, Clarke & Büttcher (2009): sum of 1/(k + rank) over the signals."""
+def reciprocal_rank_fusion(
+    signals: Sequence[np.ndarray], k: int, weights: Sequence[float] | None = None
+) -> np.ndarray:
+    """Cormack, Clarke & Büttcher (2009): sum of w/(k + rank) over the signals (w = 1 is the
+    classic form; unequal weights trust one ranking more)."""
     fused = np.zeros(len(signals[0]))
-    for scores in signals:
-        fused += 1.0 / (k + ranks(scores))
+    for i, scores in enumerate(signals):
+        fused += (1.0 if weights is None else weights[i]) / (k + ranks(scores))
     return fused
 
 
@@ -54,5 +57,6 @@ def fuse(
     if len(signals) == 1:
         return np.nan_to_num(signals[0], nan=-np.inf)
     if method == "rrf":
-        return reciprocal_rank_fusion(signals, rrf_k)
+        # Scaled so that vector_weight = 0.5 is the classic, unweighted RRF.
+        return reciprocal_rank_fusion(signals, rrf_k, (2 * vector_weight, 2 - 2 * vector_weight))
     return weighted_fusion(signals, (vector_weight, 1.0 - vector_weight))

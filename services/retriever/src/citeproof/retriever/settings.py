@@ -15,10 +15,14 @@ DEFAULT_BM25_TOP_K = 10
 DEFAULT_EVIDENCE_CHUNKS = 4
 # Evidence passages handed to the judge per citation.
 DEFAULT_EVIDENCE_PASSAGES = 5
-# The constant of reciprocal rank fusion (Cormack et al. 2009 use 60; small lists favour less).
+# The constant of reciprocal rank fusion (Cormack et al. 2009 use 60).
 DEFAULT_RRF_K = 60
-# Weight of the vector signal in `weighted` fusion (min-max normalised scores).
-DEFAULT_VECTOR_WEIGHT = 0.5
+# Trust in the vector signal relative to BM25; 0.8 with `weighted` fusion measured best on
+# Check-COVID dev (docs/adr/0005b-retrieval.md).
+DEFAULT_VECTOR_WEIGHT = 0.8
+# Retrieval embeds one query and a few sentences at a time: one intra-op thread is fastest for
+# such small batches and, on a busy host, avoids torch's threads spinning against each other.
+DEFAULT_EMBED_THREADS = 1
 # Sentences shorter than this are glued to the next one: a bare "Results:" is no evidence.
 DEFAULT_MIN_PASSAGE_CHARS = 40
 # Passages are capped so one run-on "sentence" (a table row dump) cannot flood the judge.
@@ -53,13 +57,18 @@ class RetrieverSettings(Settings, frozen=True, kw_only=True):
             "How vector and BM25 rankings are combined: reciprocal rank fusion, or a weighted "
             "sum of min-max normalised scores."
         ),
-    ] = "rrf"
+    ] = "weighted"
     rrf_k: Annotated[int, doc("Constant k of reciprocal rank fusion (1/(k+rank)).", ge=1)] = (
         DEFAULT_RRF_K
     )
     vector_weight: Annotated[
         float,
-        doc("Weight of the vector score in `weighted` fusion (BM25 gets the rest).", ge=0, le=1),
+        doc(
+            "Weight of the vector signal in fusion (BM25 gets the rest; 0.5 with `rrf` is the "
+            "classic unweighted RRF).",
+            ge=0,
+            le=1,
+        ),
     ] = DEFAULT_VECTOR_WEIGHT
     use_context: Annotated[
         bool, doc("Add the sentence before the claim to the retrieval query.")
@@ -78,6 +87,11 @@ class RetrieverSettings(Settings, frozen=True, kw_only=True):
         doc("A run waiting for documents re-checks after this long (the parser wakes it sooner).",
             gt=0),
     ] = DEFAULT_PLAN_SNOOZE_S  # fmt: skip
+    embed_threads: Annotated[
+        int,
+        doc("torch intra-op threads of the local embedding model in a retriever process (0: "
+            "torch's default).", ge=0),
+    ] = DEFAULT_EMBED_THREADS  # fmt: skip
     cache_budget_mb: Annotated[
         int, doc("Approximate memory budget of the per-process document-index LRU.", ge=1)
     ] = DEFAULT_CACHE_BUDGET_MB

@@ -90,6 +90,14 @@ async def default_embed(texts: list[str]) -> np.ndarray:
     return await aembed(get_embedder(), texts)
 
 
+def configure_process(settings: RetrieverSettings) -> None:
+    """Process-wide knobs of a retriever process (called once at start-up)."""
+    if settings.embed_threads:
+        import torch
+
+        torch.set_num_threads(settings.embed_threads)
+
+
 class RetrieverService:
     def __init__(self, settings: RetrieverSettings | None = None, embed: EmbedFn | None = None):
         self.settings = settings or load(RetrieverSettings)
