@@ -357,3 +357,22 @@ async def test_thesis_references_and_citations_are_stored(
         row["document_id"],
     )
     assert counts["chunks"] > 10 and counts["embedded"] == 0
+
+
+async def test_a_thesis_also_linked_as_a_source_is_embedded(ppool, puser, service) -> None:
+    session_id = await ppool.fetchval(
+        "INSERT INTO sessions (user_id, name) VALUES ($1, 's') RETURNING id", puser
+    )
+    text = b"# Findings\n\nRetrieval improved recall (Smith, 2020).\n\n## References\n\n"
+    _, [item_id] = await enqueue(ppool, puser, [("t.md", text)], kind="thesis")
+    document_id = (await item(ppool, item_id))["document_id"]
+    await ppool.execute(
+        "INSERT INTO session_sources (session_id, document_id, kind) VALUES ($1, $2, 'source')",
+        session_id,
+        document_id,
+    )
+    await drain(ppool, service)
+    assert (await item(ppool, item_id))["state"] == "succeeded"
+    assert await ppool.fetchval(
+        "SELECT bool_and(embedding IS NOT NULL) FROM chunks WHERE document_id = $1", document_id
+    )

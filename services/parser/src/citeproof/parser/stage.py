@@ -65,6 +65,10 @@ WHERE state = 'queued' AND status = 'waiting_for_documents' AND $1 = ANY(documen
 RETURNING id
 """
 
+_LINKED_AS_SOURCE = """
+SELECT EXISTS (SELECT 1 FROM session_sources WHERE document_id = $1 AND kind = 'source')
+"""
+
 _INTERNAL_ERROR_DETAIL = (
     "The parser failed on this file several times in a row (an internal error); try again "
     "later or re-export the file."
@@ -130,7 +134,7 @@ class ParseService:
                 raise PermanentError(failure.code, failure.detail) from crash
             raise
         vectors = None
-        if document["kind"] != "thesis" or self.settings.embed_thesis_chunks:
+        if await self._needs_embeddings(ctx.pool, document):
             vectors = await aembed(get_embedder(), [chunk.text for chunk in parsed.chunks])
         async with ctx.complete() as conn:
             await store_document(conn, document["id"], document["user_id"], parsed, vectors)
@@ -141,6 +145,14 @@ class ParseService:
             chunks=len(parsed.chunks),
             type=parsed.detected_type,
         )
+
+    async def _needs_embeddings(self, pool: asyncpg.Pool, document: asyncpg.Record) -> bool:
+        """Sources are searched as evidence and need vectors; a thesis does not, unless the same
+        file also serves as a source in some session (the API upgrades a re-sent source to a
+        thesis in place) or the operator wants thesis vectors anyway."""
+        if document["kind"] != "thesis" or self.settings.embed_thesis_chunks:
+            return True
+        return bool(await pool.fetchval(_LINKED_AS_SOURCE, document["id"]))
 
     async def warm_up(self, pool: asyncpg.Pool | None = None) -> None:
         """Start a parsing child and load the embedder before the first item arrives."""
