@@ -29,8 +29,10 @@ SELECT r.id, r.status, r.state, r.session_id, r.thesis_document_id, r.created_at
        (SELECT count(*) FROM documents d
          WHERE d.id = ANY(r.document_ids) AND d.state IN ('parsed', 'failed')) AS parsed,
        (SELECT count(*) FROM documents d WHERE d.id = ANY(r.document_ids)) AS documents,
-       EXISTS (SELECT 1 FROM parse_items p WHERE p.document_id = ANY(r.document_ids)
-               AND p.state IN ('queued', 'running')) AS parse_pending,
+       -- A pending document is one whose parse item is queued or running (documents by
+       -- primary key: cheaper than searching parse_items, which has no document index).
+       EXISTS (SELECT 1 FROM documents d WHERE d.id = ANY(r.document_ids)
+               AND d.state = 'pending') AS parse_pending,
        EXISTS (SELECT 1 FROM retrieve_tasks t WHERE t.run_id = r.id
                AND t.state IN ('queued', 'running')) AS retrieve_pending,
        EXISTS (SELECT 1 FROM judge_tasks t WHERE t.run_id = r.id
