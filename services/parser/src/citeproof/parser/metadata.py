@@ -29,8 +29,8 @@ _JUNK_TITLE = re.compile(
     re.IGNORECASE,
 )
 _NOT_A_NAME = re.compile(
-    r"(?:@|\d|universit|institut|department|school|college|laborator|\blab\b|research|inc\b|"
-    r"corporation|abstract|http|www\.|\.com|\.org|\.edu)",
+    r"(?:@|\d|anonymous|submission|admin|universit|institut|department|school|college|"
+    r"laborator|\blab\b|research|inc\b|corporation|abstract|http|www\.|\.com|\.org|\.edu)",
     re.IGNORECASE,
 )
 _AUTHOR_SPLIT = re.compile(r"\s*(?:;|,|\band\b|&|\u2217|\*|†|‡|§)\s*")
@@ -39,6 +39,8 @@ MAX_TITLE_CHARS = 300
 MAX_AUTHORS = 40
 # Only the top of page 1 is searched for title/authors (a figure title later on can be larger).
 _FIRST_PAGE_LINES = 40
+_AUTHOR_BLOCK_LINES = 30
+_ABSTRACT = re.compile(r"(?i)(?:abstract|introduction|1\.?\s+introduction)\b")
 FIRST_PAGE_TEXT_CHARS = 5000
 
 
@@ -89,18 +91,30 @@ def _layout_title_and_authors(lines: list[tuple[str, float]]) -> tuple[str | Non
     while last + 1 < len(top) and abs(top[last + 1][1] - largest) < 0.5:
         last += 1
     title = _plausible_title(" ".join(text for text, _ in top[first : last + 1]))
-    author_lines: list[str] = []
-    for text, size in top[last + 1 : last + 8]:
-        if size >= largest - 0.5 or re.match(r"(?i)abstract\b", text):
-            break
-        author_lines.append(text)
+    return title, _layout_authors(top[last + 1 :], largest)
+
+
+def _layout_authors(lines: list[tuple[str, float]], title_size: float) -> list[str]:
+    """Names in the lines below the title. When the names have a type size of their own (ACM:
+    each author in 12 pt above 10 pt affiliations) every line of that size counts; otherwise the
+    author block is the run of lines that parse as names."""
+    if not lines:
+        return []
+    sizes = [size for _, size in lines]
+    body_size = max(set(sizes), key=sizes.count)
+    author_size = lines[0][1]
+    distinct = author_size > body_size + 0.5
     authors: list[str] = []
-    for text in author_lines:
+    for text, size in lines[:_AUTHOR_BLOCK_LINES]:
+        if size >= title_size - 0.5 or _ABSTRACT.match(text):
+            break
+        if distinct and abs(size - author_size) >= 0.5:
+            continue
         found = _split_authors(text)
-        if not found and authors:
+        if not found and not distinct and authors:
             break  # affiliations start; the author block is over
         authors.extend(name for name in found if name not in authors)
-    return title, authors[:MAX_AUTHORS]
+    return authors[:MAX_AUTHORS]
 
 
 def _year(first_page: str, info: dict[str, str]) -> int | None:
