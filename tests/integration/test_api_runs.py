@@ -297,6 +297,7 @@ async def test_markdown_and_html_reports_escape_everything(pool, db_settings):
         assert "Shade \\| matters" in text  # a pipe cannot break the table
         assert "<script>" not in text and "<img" not in text
         assert "&lt;script&gt;" in text
+        assert "needing attention (contradicted or unsupported): **2**" in text
 
         page = await client.get(f"/v1/runs/{run_id}/report?format=html", headers=alice.headers)
         assert page.status_code == 200
@@ -308,6 +309,7 @@ async def test_markdown_and_html_reports_escape_everything(pool, db_settings):
         assert "Cooling &lt;b&gt;cities&lt;/b&gt;" in html
         assert "Heat &amp; trees" in html
         assert "Contradicted" in html and "confidence 0.87" in html
+        assert "2 of 4 citations need attention" in html
         assert "http://" not in html and "https://" not in html  # self-contained
 
         bad = await client.get(f"/v1/runs/{run_id}/report?format=pdf", headers=alice.headers)

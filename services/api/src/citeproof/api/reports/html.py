@@ -15,7 +15,7 @@ from citeproof.api.reports.labels import (
     PENDING_COLOURS,
     label_name,
 )
-from citeproof.api.reports.schemas import Report, ReportCitation
+from citeproof.api.reports.schemas import PROBLEM_LABELS, Report, ReportCitation
 
 
 def _e(value: object) -> str:
@@ -37,6 +37,7 @@ header{background:#101828;color:#fff;padding:28px 0 24px}
 .brand{font-weight:700;letter-spacing:.02em;color:#9db4ff;font-size:13px;text-transform:uppercase}
 h1{margin:6px 0 4px;font-size:26px;line-height:1.25}
 .meta{color:#c7d0e0;font-size:13px}
+.headline{margin:2px 0 8px;font-size:16px;color:#e6ebf5}
 .cards{display:flex;flex-wrap:wrap;gap:12px;margin:-18px 0 20px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:12px 16px;
 min-width:130px;box-shadow:0 1px 2px rgba(16,24,40,.06);cursor:pointer;text-align:left;font:inherit}
@@ -136,6 +137,13 @@ def render_html(report: Report) -> str:
                 f'<button class="card" data-filter="{_e(label)}"><b>{n}</b>'
                 f"<small>{_e(LABEL_NAMES.get(label, label))}</small></button>"
             )
+    problems = sum(counts.get(label, 0) for label in PROBLEM_LABELS)
+    headline = (
+        f"{problems} of {report.summary.total} citations need attention "
+        "(contradicted or unsupported)."
+        if problems
+        else f"No citation among {report.summary.total} was found contradicted or unsupported."
+    )
     created = report.run.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
     body = "".join(_citation_html(c) for c in report.citations) or (
         '<p class="small">No citations were found in this document.</p>'
@@ -149,6 +157,7 @@ def render_html(report: Report) -> str:
 <header><div class="wrap">
 <div class="brand">citeproof · citation report</div>
 <h1>{_e(title)}</h1>
+<p class="headline">{_e(headline)}</p>
 <div class="meta">{_e(thesis.filename)} · run {_e(report.run.id)} · {_e(report.run.status)}
  · {_e(created)}</div>
 </div></header>

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from citeproof.api.reports.labels import label_name
-from citeproof.api.reports.schemas import Report, ReportCitation
+from citeproof.api.reports.schemas import PROBLEM_LABELS, Report, ReportCitation
 
 CLAIM_CELL_CHARS = 120
 
@@ -38,7 +38,8 @@ def render_markdown(report: Report) -> str:
         "",
         f"- File: `{_cell(thesis.filename)}`",
         f"- Run: `{report.run.id}` — status **{report.run.status}**",
-        f"- Citations checked: **{report.summary.total}**",
+        f"- Citations checked: **{report.summary.total}**, needing attention (contradicted or "
+        f"unsupported): **{sum(report.summary.counts.get(x, 0) for x in PROBLEM_LABELS)}**",
         "",
         "## Summary",
         "",
