@@ -9,6 +9,7 @@ import shutil
 import uuid
 
 import msgspec
+import pytest
 
 from citeproof.api.settings import ApiSettings
 from citeproof.auth import create_token
@@ -161,3 +162,8 @@ async def test_openapi_documents_the_error_shape_uploads_and_report_formats(pool
     events = schema["paths"]["/v1/runs/{run_id}/events"]["get"]["responses"]["200"]["content"]
     assert set(events) == {"text/event-stream"}
     assert schema["components"]["securitySchemes"]["BearerToken"]["scheme"] == "bearer"
+
+
+def test_api_and_parser_agree_on_the_file_size_cap():
+    parser_settings = pytest.importorskip("citeproof.parser.settings")
+    assert ApiSettings().max_file_bytes == parser_settings.DEFAULT_MAX_FILE_BYTES

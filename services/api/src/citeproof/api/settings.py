@@ -13,6 +13,8 @@ DEFAULT_PORT = 8000
 DEFAULT_MAX_ACTIVE_PARSE_JOBS = 3
 DEFAULT_MAX_STAGED_BYTES = 120 * MIB
 # A long thesis with figures is ~20 MB; anything far beyond is more likely abuse than a paper.
+# Must equal the parser's cap (citeproof.parser.settings; a test checks it): the API image does
+# not install the parser, so it cannot import it.
 DEFAULT_MAX_FILE_BYTES = 50 * MIB
 DEFAULT_MAX_FILES_PER_UPLOAD = 100
 DEFAULT_MAX_JSON_BODY_BYTES = 64 * 1024
