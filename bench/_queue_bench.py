@@ -5,7 +5,8 @@ All systems share one embedded PostgreSQL (each in its own schema) and one Pytho
 1. install every system's schema; per system, start its worker, warm up (a small drained
    batch: connections, prepared statements, caches) and stop it;
 2. rounds that interleave the systems (so a burst of load from elsewhere on a shared machine
-   hits one round of each rather than every round of one), each round per system:
+   hits one round of each rather than every round of one), first for latency, then for
+   throughput, each round per system:
    - latency: start the worker, let it go idle, enqueue tasks one at a time at a fixed rate;
      a task's latency is the time from just before its enqueue call (producer side, so the
      enqueue's own commit counts) to the start of its handler, on one monotonic clock;
@@ -35,12 +36,6 @@ import common
 from _queue_citeproof import CiteproofHandoffSystem, CiteproofSystem
 from _queue_pgqueuer import PgqueuerSystem, UnboundedPgqueuerSystem
 from _queue_procrastinate import ProcrastinateSystem
-from _queue_proposal import (
-    GroupCommitOnlySystem,
-    HandoffNoPoolResetSystem,
-    NoPoolResetOnlySystem,
-    ProposedCiteproofSystem,
-)
 from _queue_raw import RawSqlSystem
 
 from citeproof.obs.logs import configure_logging
@@ -50,15 +45,18 @@ RESULT_NAME = "queue"
 # Per-round figures, CPU per task, latency tail and each system's setup, for the curious.
 DETAILS_NAME = "queue_details"
 BASELINE = "citeproof"
-DEFAULT_TASKS = 5_000
+DEFAULT_TASKS = 3_000
 DEFAULT_ROUNDS = 3
-DEFAULT_LATENCY_TASKS = 800
+DEFAULT_LATENCY_TASKS = 600
 DEFAULT_RATE = 100.0
 DEFAULT_CONCURRENCY = 20
 DEFAULT_BATCH = 10
 WARMUP_TASKS = 500
+# Latency samples are taken in this many short interleaved chunks per system: other people's
+# load on a shared machine comes in bursts, and short chunks spread each burst over everyone.
+LATENCY_ROUNDS = 6
 # Workers count as idle-waiting after this long without work (past any post-batch re-claim).
-IDLE_SETTLE_S = 0.5
+IDLE_SETTLE_S = 0.3
 DRAIN_POLL_S = 0.01
 PHASE_TIMEOUT_S = 300.0
 # Sequence-number ranges per phase keep every task's payload unique within a run.
@@ -85,14 +83,10 @@ SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
     "procrastinate": ProcrastinateSystem,
     "raw_sql": RawSqlSystem,
 }
-# Measured only on request (--systems): citeproof's hand-off transaction path, prototypes of
-# proposed runtime changes, and pgqueuer without the in-flight cap the comparison imposes.
+# Measured only on request (--systems): citeproof's hand-off transaction path (what every
+# product stage uses) and pgqueuer without the in-flight cap the comparison imposes on it.
 EXTRA_SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
     "citeproof_handoff": CiteproofHandoffSystem,
-    "citeproof_handoff_no_reset": HandoffNoPoolResetSystem,
-    "citeproof_proposed": ProposedCiteproofSystem,
-    "citeproof_group_commit": GroupCommitOnlySystem,
-    "citeproof_no_reset": NoPoolResetOnlySystem,
     "pgqueuer_unbounded": UnboundedPgqueuerSystem,
 }
 
@@ -150,7 +144,7 @@ async def wait_drained(system: QueueSystem) -> None:
 async def measure_latency(
     system: QueueSystem, recorder: Recorder, opts: Options, round_no: int
 ) -> list[float]:
-    per_round = opts.latency_tasks // opts.rounds
+    per_round = opts.latency_tasks // LATENCY_ROUNDS
     base = LATENCY_BASE + round_no * per_round
     seqs = range(base, base + per_round)
     recorder.expect(seqs)
@@ -286,10 +280,11 @@ async def run_all(url: str, names: list[str], opts: Options) -> dict[str, Measur
             await system.stop()
         # Rounds interleave the systems, so a burst of load from elsewhere on the machine
         # hits one round of each rather than every round of one.
-        for round_no in range(opts.rounds):
+        for round_no in range(LATENCY_ROUNDS):
             for system in systems:
                 samples = await measure_latency(system, recorders[system.name], opts, round_no)
                 measured[system.name].latencies_ms.extend(samples)
+        for round_no in range(opts.rounds):
             for system in systems:
                 result = await measure_throughput(
                     system, recorders[system.name], opts, round_no, cpu
@@ -314,7 +309,9 @@ def parse_args(argv: list[str] | None) -> tuple[list[str], Options]:
     parser.add_argument(
         "--tasks", type=int, default=DEFAULT_TASKS, help="tasks per throughput round"
     )
-    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="throughput rounds")
+    parser.add_argument(
+        "--rounds", type=int, default=DEFAULT_ROUNDS, help="throughput rounds (median reported)"
+    )
     parser.add_argument(
         "--latency-tasks", type=int, default=DEFAULT_LATENCY_TASKS, help="latency samples"
     )
@@ -374,8 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         "method": (
             f"throughput: median of {opts.rounds} interleaved rounds of {opts.tasks} tasks "
             f"queued first, then drained; latency: {opts.latency_tasks} tasks enqueued one at "
-            f"a time at {opts.rate:g}/s to idle workers; concurrency {opts.concurrency}, "
-            f"batch {opts.batch_size}"
+            f"a time at {opts.rate:g}/s to idle workers, in {LATENCY_ROUNDS} interleaved "
+            f"rounds; concurrency {opts.concurrency}, batch {opts.batch_size}"
         ),
         "load_average_1m_at_start": round(load_at_start, 2),
         "cpus": os.cpu_count(),

@@ -49,14 +49,15 @@ CREATE INDEX ON {table} (lease_expires_at) WHERE state = 'running';
 CREATE INDEX ON {table} (worker_id) WHERE state = 'running';
 """
 
-INSERT_ONE = "INSERT INTO {table} (payload) VALUES ($1)"
+# Insert and NOTIFY in one statement: they commit together, as in a stage's hand-off
+# transaction, in one round trip - the same cost as pgqueuer's and procrastinate's enqueue.
+INSERT_ONE = "WITH task AS (INSERT INTO {table} (payload) VALUES ($1)) SELECT pg_notify($2, '')"
 INSERT_MANY = "INSERT INTO {table} (payload) SELECT unnest($1::text[])"
 UNFINISHED = "SELECT count(*) FROM {table} WHERE state IN ('queued', 'running')"
 
 
 class CiteproofSystem:
     name = "citeproof"
-    worker_class: type[Worker] = Worker
     handoff = False
 
     def __init__(self, url: str, concurrency: int, batch_size: int) -> None:
@@ -99,7 +100,7 @@ class CiteproofSystem:
 
         stage = Stage(name="bench", table=self.table, channel=self.channel, handler=handle)
         assert self.pool is not None
-        self.worker = self.worker_class(
+        self.worker = Worker(
             service="bench",
             stages=[stage],
             pool=self.pool,
@@ -116,11 +117,8 @@ class CiteproofSystem:
             self.worker = None
 
     async def enqueue_one(self, seq: int) -> None:
-        # The product's hand-off: insert and NOTIFY in one transaction.
         assert self.client is not None
-        async with self.client.transaction():
-            await self.client.execute(self._sql(INSERT_ONE), str(seq))
-            await notify(self.client, self.channel)
+        await self.client.execute(self._sql(INSERT_ONE), str(seq), self.channel)
 
     async def enqueue_many(self, seqs: range) -> None:
         assert self.client is not None

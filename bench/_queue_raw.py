@@ -37,7 +37,7 @@ WHERE id IN (
 RETURNING id, payload
 """
 COMPLETE = f"DELETE FROM {TABLE} WHERE id = ANY($1::bigint[])"
-INSERT_ONE = f"INSERT INTO {TABLE} (payload) VALUES ($1)"
+INSERT_ONE = f"WITH task AS (INSERT INTO {TABLE} (payload) VALUES ($1)) SELECT pg_notify($2, '')"
 INSERT_MANY = f"INSERT INTO {TABLE} (payload) SELECT unnest($1::text[])"
 UNFINISHED = f"SELECT count(*) FROM {TABLE}"
 NOTIFY = "SELECT pg_notify($1, '')"
@@ -109,10 +109,9 @@ class RawSqlSystem:
         self._conns, self._tasks, self._listener = [], [], None
 
     async def enqueue_one(self, seq: int) -> None:
+        # Insert and NOTIFY commit together, in one round trip.
         assert self.client is not None
-        async with self.client.transaction():
-            await self.client.execute(INSERT_ONE, str(seq))
-            await self.client.execute(NOTIFY, CHANNEL)
+        await self.client.execute(INSERT_ONE, str(seq), CHANNEL)
 
     async def enqueue_many(self, seqs: range) -> None:
         assert self.client is not None
