@@ -2,8 +2,8 @@
 
 A pathological file (a PDF whose content stream loops, a decompression bomb that slipped past the
 checks, a segfault in a C library) must not wedge or kill the worker. Each parse runs in a child
-process that stays alive between items (spawning one costs ~4 s of imports; a round trip to a
-warm child costs well under a millisecond plus the pickled payload). On timeout the child is
+process that stays alive between items (spawning one costs 4-6 s of imports; a round trip to a
+warm child adds a few milliseconds, see ADR 0003). On timeout the child is
 SIGKILLed and the next item gets a fresh one; a child that dies on its own is reported as a
 crash. The child's address space is capped so a memory bomb ends in MemoryError, not in the
 kernel's OOM killer choosing the worker.
