@@ -11,8 +11,8 @@ from citeproof.api.documents import services
 from citeproof.api.documents.openapi import UploadOperation
 from citeproof.api.documents.schemas import DocumentList, JobStatus, UploadAccepted
 from citeproof.api.documents.uploads import read_upload
+from citeproof.api.scoping import get_session_row
 from citeproof.api.security import BUCKET_UPLOAD, OPT_RATE_BUCKET
-from citeproof.api.sessions.services import get_session_row
 
 
 class DocumentController(Controller):

@@ -16,6 +16,7 @@ from citeproof.api.documents.schemas import (
 from citeproof.api.documents.uploads import UploadedFile, UploadForm
 from citeproof.api.errors import ApiError, not_found
 from citeproof.api.rows import to_struct, to_structs
+from citeproof.api.scoping import get_session_row
 from citeproof.api.settings import ApiSettings
 
 Conn = asyncpg.Connection | asyncpg.Pool
@@ -153,8 +154,6 @@ async def stage_upload(
     settings: ApiSettings,
 ) -> UploadAccepted:
     """Stage the files, link them to the session and queue their parsing — one transaction."""
-    from citeproof.api.sessions.services import get_session_row
-
     async with pool.acquire() as conn, conn.transaction():
         await get_session_row(conn, user_id, session_id, lock=True)
         await _check_admission(conn, user_id, form.total_bytes, settings)

@@ -8,6 +8,7 @@ import asyncpg
 
 from citeproof.api.errors import ApiError, not_found
 from citeproof.api.runs.schemas import RunProgress, RunStatus, StageProgress
+from citeproof.api.scoping import get_session_row, session_document
 from citeproof.api.workers import WAITING_LABELS, live_stages
 
 Conn = asyncpg.Connection | asyncpg.Pool
@@ -46,17 +47,9 @@ COUNTS_SQL = "SELECT label, count(*) AS n FROM verdicts WHERE run_id = $1 GROUP 
 async def create_run(
     pool: asyncpg.Pool, user_id: uuid.UUID, session_id: uuid.UUID, thesis_id: uuid.UUID
 ) -> uuid.UUID:
-    from citeproof.api.sessions.services import get_session_row
-
     async with pool.acquire() as conn, conn.transaction():
         await get_session_row(conn, user_id, session_id, lock=True)
-        thesis = await conn.fetchrow(
-            """SELECT d.kind FROM session_sources s JOIN documents d ON d.id = s.document_id
-               WHERE s.session_id = $1 AND s.document_id = $2 AND d.user_id = $3""",
-            session_id,
-            thesis_id,
-            user_id,
-        )
+        thesis = await session_document(conn, user_id, session_id, thesis_id)
         if thesis is None:
             raise not_found("document")
         if thesis["kind"] != "thesis":

@@ -10,6 +10,7 @@ from citeproof.api.documents.schemas import DocumentSummary
 from citeproof.api.documents.services import list_session_documents
 from citeproof.api.errors import ApiError, not_found
 from citeproof.api.rows import to_struct, to_structs
+from citeproof.api.scoping import get_session_row, session_document
 from citeproof.api.sessions.schemas import (
     ReferenceOverrideIn,
     ReferenceOverrideOut,
@@ -37,21 +38,6 @@ async def list_sessions(conn: Conn, user_id: uuid.UUID) -> list[SessionOut]:
     return to_structs(SessionOut, rows)
 
 
-async def get_session_row(
-    conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID, *, lock: bool = False
-) -> asyncpg.Record:
-    """The session row, or a 404 when it does not exist or is not the caller's."""
-    row = await conn.fetchrow(
-        "SELECT id, name, created_at FROM sessions WHERE id = $1 AND user_id = $2"
-        + (" FOR UPDATE" if lock else ""),
-        session_id,
-        user_id,
-    )
-    if row is None:
-        raise not_found("session")
-    return row
-
-
 async def get_session(conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID) -> SessionDetail:
     row = await get_session_row(conn, user_id, session_id)
     documents: list[DocumentSummary] = await list_session_documents(conn, user_id, session_id)
@@ -70,29 +56,17 @@ async def delete_session(conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID) 
         raise not_found("session")
 
 
-async def _document_in_session(
-    conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID, document_id: uuid.UUID
-) -> asyncpg.Record | None:
-    return await conn.fetchrow(
-        """SELECT d.id, d.kind FROM session_sources s JOIN documents d ON d.id = s.document_id
-           WHERE s.session_id = $1 AND s.document_id = $2 AND d.user_id = $3""",
-        session_id,
-        document_id,
-        user_id,
-    )
-
-
 async def put_reference_override(
     conn: asyncpg.Connection, user_id: uuid.UUID, session_id: uuid.UUID, body: ReferenceOverrideIn
 ) -> ReferenceOverrideOut:
     await get_session_row(conn, user_id, session_id)
-    thesis = await _document_in_session(conn, user_id, session_id, body.thesis_document_id)
+    thesis = await session_document(conn, user_id, session_id, body.thesis_document_id)
     if thesis is None:
         raise not_found("document")
     if thesis["kind"] != "thesis":
         raise ApiError(422, "not_a_thesis", "thesis_document_id must be a thesis document.")
     if body.document_id is not None and (
-        await _document_in_session(conn, user_id, session_id, body.document_id) is None
+        await session_document(conn, user_id, session_id, body.document_id) is None
     ):
         raise not_found("document")
     await conn.execute(
