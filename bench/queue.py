@@ -10,6 +10,7 @@ The method is described in bench/_queue_bench.py.
 """
 
 import sys
+import warnings
 from pathlib import Path
 
 
@@ -25,6 +26,8 @@ def _standard_library_first() -> None:
 
 if __name__ == "__main__":
     _standard_library_first()
+    # platformdirs (pulled in by the compared libraries) warns on import in containers.
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
     from _queue_bench import main
 
     sys.exit(main())
