@@ -25,7 +25,7 @@ ENTRYPOINT = "noop"
 
 class PgqueuerSystem:
     name = "pgqueuer"
-    # None: no cap on this worker's in-flight jobs (pgqueuer's default and its own benchmark's
+    # False: no cap on this worker's in-flight jobs (pgqueuer's default and its own benchmark's
     # setting); the benchmark caps it at the shared concurrency.
     bounded = True
     schema = "bench_pgqueuer"
