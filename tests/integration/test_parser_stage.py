@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
+import signal
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlsplit, urlunsplit
@@ -236,7 +238,7 @@ async def test_all_items_failing_fails_the_job(ppool, puser, service) -> None:
     assert (job["state"], job["failed_items"], job["succeeded_items"]) == ("failed", 2, 0)
 
 
-async def test_timeout_kills_the_child_and_the_next_item_still_parses(
+async def test_timeout_kills_the_child_and_fails_only_that_item(
     ppool, puser, parser_database_url
 ) -> None:
     slow = ParseService(ParserSettings(item_timeout_s=0.001))
@@ -376,3 +378,35 @@ async def test_a_thesis_also_linked_as_a_source_is_embedded(ppool, puser, servic
     assert await ppool.fetchval(
         "SELECT bool_and(embedding IS NOT NULL) FROM chunks WHERE document_id = $1", document_id
     )
+
+
+async def test_a_child_crash_is_retried_then_reported(ppool, puser, service) -> None:
+    _, [item_id] = await enqueue(ppool, puser, [("crash.pdf", make_pdf(paper_pages(40)))])
+    await ppool.execute("UPDATE parse_items SET max_attempts = 2 WHERE id = $1", item_id)
+
+    async def kill_busy_child() -> None:
+        # Poll the sandbox (a test has no event to wait on) until a child is parsing.
+        for _ in range(60_000):
+            if service.sandbox.busy_pids():
+                break
+            await asyncio.sleep(0.001)
+        os.kill(service.sandbox.busy_pids()[0], signal.SIGKILL)
+
+    for attempt in (1, 2):
+        killer = asyncio.create_task(kill_busy_child())
+        await ppool.execute("UPDATE parse_items SET run_after = now() WHERE id = $1", item_id)
+        assert await run_once(ppool, service.stage()) == 1
+        await killer
+        row = await item(ppool, item_id)
+        if attempt == 1:
+            # A crash may be transient (the OOM killer, a signal): the item is retried.
+            assert (row["state"], row["bytes_gone"]) == ("queued", False)
+    assert (row["state"], row["error_code"], row["bytes_gone"]) == (
+        "failed",
+        "parser_crashed",
+        True,
+    )
+    # The sandbox replaced the dead child: the next file parses normally.
+    _, [next_id] = await enqueue(ppool, puser, [("ok.md", b"# Fine\n\nA normal file.")])
+    await drain(ppool, service)
+    assert (await item(ppool, next_id))["state"] == "succeeded"

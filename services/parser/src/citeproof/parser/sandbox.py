@@ -128,6 +128,7 @@ class ParseSandbox:
     def __init__(self, settings: ParserSettings) -> None:
         self._settings = settings
         self._idle: list[_Child] = []
+        self._busy: set[_Child] = set()
         self.children_started = 0
         self.children_killed = 0
 
@@ -175,6 +176,7 @@ class ParseSandbox:
 
         child = await self._checkout()
         started = time.monotonic()
+        self._busy.add(child)
         try:
             child.conn.send((data, filename, declared_type, kind))
             status, payload = await self._receive(child, self._settings.item_timeout_s)
@@ -196,6 +198,8 @@ class ParseSandbox:
             # Cancelled (drain) mid-parse: the child's answer would arrive out of turn.
             child.kill()
             raise
+        finally:
+            self._busy.discard(child)
         child.items += 1
         self._release(child)
         if status == "ok":
@@ -203,6 +207,10 @@ class ParseSandbox:
         if status == "failure":
             raise ParseFailure(*payload)
         raise RuntimeError(f"parsing failed: {payload}")
+
+    def busy_pids(self) -> list[int]:
+        """Process ids of the children parsing right now (for operators and tests)."""
+        return [child.process.pid for child in self._busy]
 
     def close(self) -> None:
         for child in self._idle:
