@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import resource
 import socket
@@ -45,6 +46,9 @@ def child_main(conn: Connection, settings_raw: bytes) -> None:
     """Loop of a parsing child: receive (bytes, filename, declared type, kind), send a result."""
     settings = msgspec.json.decode(settings_raw, type=ParserSettings)
     os.environ["DO_NOT_TRACK"] = "1"
+    # The child shares the worker's stderr: only real problems, never per-file chatter
+    # ("No languages specified, defaulting to English.") from the libraries.
+    logging.basicConfig(level=logging.ERROR)
     # Imports happen before the memory cap so the cap only has to fit the parsing itself.
     from citeproof.parser.extract import parse_bytes
     from citeproof.parser.tokens import default_counter
