@@ -70,6 +70,14 @@ async def test_every_error_has_the_one_shape(pool, db_settings):
             headers={**alice.headers, "Content-Type": "application/json"},
         )
         assert not_json.status_code == 400 and not_json.json()["code"] == "malformed_json"
+        as_form = await client.post("/v1/sessions", data={"name": "x"}, headers=alice.headers)
+        assert_error(as_form, 415, "unsupported_media_type")
+        as_text = await client.post(
+            "/v1/sessions",
+            content=b'{"name": "x"}',
+            headers={**alice.headers, "Content-Type": "text/plain"},
+        )
+        assert_error(as_text, 415, "unsupported_media_type")
         huge = await client.post("/v1/sessions", json={"name": "x" * 5000}, headers=alice.headers)
         assert_error(huge, 413, "body_too_large")
         bad_id = await client.get("/v1/sessions/not-a-uuid", headers=alice.headers)

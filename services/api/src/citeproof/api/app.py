@@ -13,6 +13,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.static_files import create_static_files_router
 
+from citeproof.api.content_types import require_json_bodies
 from citeproof.api.documents.controllers import DocumentController
 from citeproof.api.errors import EXCEPTION_HANDLERS, document_error_responses
 from citeproof.api.events import EventHub
@@ -103,6 +104,7 @@ def create_app(
             "events_hub": Provide(lambda: hub, sync_to_thread=False, use_cache=True),
         },
         exception_handlers=EXCEPTION_HANDLERS,
+        before_request=require_json_bodies,
         lifespan=[lifespan],
         openapi_config=_openapi(),
         request_max_body_size=settings.max_json_body_bytes,

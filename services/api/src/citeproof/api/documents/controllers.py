@@ -6,6 +6,7 @@ from typing import Any
 
 from litestar import Controller, Request, delete, get, post
 
+from citeproof.api.content_types import OPT_MULTIPART
 from citeproof.api.deps import CallerDep, PathId, Pool, Settings
 from citeproof.api.documents import services
 from citeproof.api.documents.openapi import UploadOperation
@@ -27,7 +28,7 @@ class DocumentController(Controller):
             "multipart/form-data with one or many `files` parts and a `kind` field (`thesis` or "
             "`source`). Bytes are staged and parsed asynchronously; poll /v1/jobs/{job_id}."
         ),
-        opt={OPT_RATE_BUCKET: BUCKET_UPLOAD},
+        opt={OPT_RATE_BUCKET: BUCKET_UPLOAD, OPT_MULTIPART: True},
         # The size caps are enforced while streaming (see uploads.py), with their own codes.
         request_max_body_size=None,
         operation_class=UploadOperation,
