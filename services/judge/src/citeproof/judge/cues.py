@@ -193,7 +193,9 @@ NUMBER_WORDS: Final = {
 }  # fmt: skip
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*(?:'t)?|n't")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# Not the digits of a name such as COVID-19 or SARS-CoV-2 (a letter, or a letter and a hyphen,
+# right before them): those are the same in every abstract and say nothing about agreement.
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])(?<![A-Za-z]-)\d+(?:[.,]\d+)*")
 
 
 def tokens(text: str) -> list[str]:
@@ -236,6 +238,49 @@ def count_in(words: frozenset[str], text_tokens: list[str]) -> int:
 
 def directions(text_tokens: list[str]) -> set[tuple[int, int]]:
     return {DIRECTION_OF[t] for t in text_tokens if t in DIRECTION_OF}
+
+
+# Tokens either side of a direction word that say what it is about ("higher [growth rates]").
+DIRECTION_WINDOW: Final = 3
+
+
+def _neighbourhood(words: list[str], index: int) -> set[str]:
+    low, high = max(index - DIRECTION_WINDOW, 0), index + DIRECTION_WINDOW + 1
+    return {
+        stem(w)
+        for w in words[low:index] + words[index + 1 : high]
+        if w not in STOPWORDS and w not in DIRECTION_OF
+    }
+
+
+def local_direction_votes(claim_tokens: list[str], evidence_tokens: list[str]) -> tuple[int, int]:
+    """(agreements, conflicts) of the claim's direction words with the evidence, by context.
+
+    A claim direction word conflicts when the evidence uses the opposite word about the same
+    things (shared neighbouring words) more than it uses the same word: "associated with higher
+    growth" against "higher UV levels were associated with lower growth" is a conflict, although
+    the evidence contains "higher" too.
+    """
+    agree = conflict = 0
+    for i, word in enumerate(claim_tokens):
+        if word not in DIRECTION_OF:
+            continue
+        pair, side = DIRECTION_OF[word]
+        around = _neighbourhood(claim_tokens, i)
+        same = opposite = 0
+        for j, other in enumerate(evidence_tokens):
+            if DIRECTION_OF.get(other, (None, None))[0] != pair:
+                continue
+            overlap = len(around & _neighbourhood(evidence_tokens, j))
+            if DIRECTION_OF[other][1] == side:
+                same = max(same, overlap)
+            else:
+                opposite = max(opposite, overlap)
+        if opposite > same:
+            conflict += 1
+        elif same > opposite:
+            agree += 1
+    return agree, conflict
 
 
 def flipped(text: str) -> str | None:

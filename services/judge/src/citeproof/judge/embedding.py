@@ -46,6 +46,12 @@ class CachedEmbedder:
         self._embed = embed
         self._cache: dict[str, np.ndarray] = {}
 
+    def warm(self, texts: list[str], batch: int = 512) -> None:
+        """Embed many texts in large batches ahead of the per-example calls."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        for start in range(0, len(missing), batch):
+            self(missing[start : start + batch])
+
     def __call__(self, texts: list[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:

@@ -29,9 +29,7 @@ Embed = Callable[[list[str]], np.ndarray]
 
 FEATURE_NAMES: Final = (
     "sim_max",
-    "sim_top2",
     "sim_joined",
-    "sim_gap",
     "flip_gain",
     "has_flip",
     "lex_recall_best",
@@ -49,10 +47,13 @@ FEATURE_NAMES: Final = (
     "direction_conflict_best",
     "direction_conflict_all",
     "direction_agree",
+    "direction_agree_local",
+    "direction_conflict_local",
     "log_sentences",
     "log_claim_words",
     "sim_x_negation_mismatch",
     "sim_x_direction_conflict",
+    "sim_x_direction_conflict_local",
     "sim_x_number_conflict",
     "sim_x_flip_gain",
     "sim_x_lex_missing",
@@ -100,25 +101,29 @@ class FeatureRow(msgspec.Struct, frozen=True):
     similarities: list[float]
 
 
+def texts_to_embed(claim: str, sentences: Sequence[str]) -> list[str]:
+    """Every text ``compute_features`` embeds, in its order (lets training embed in bulk first)."""
+    texts = [claim, " ".join(sentences), *sentences]
+    flipped_claim = cues.flipped(claim)
+    if flipped_claim is not None:
+        texts.append(flipped_claim)
+    return texts
+
+
 def compute_features(claim: str, sentences: Sequence[str], embed: Embed) -> FeatureRow:
     """Feature vector (in FEATURE_NAMES order) of ``claim`` against evidence ``sentences``."""
     if not sentences:
         raise ValueError("at least one evidence sentence is needed")
     flipped_claim = cues.flipped(claim)
     joined = " ".join(sentences)
-    texts = [claim, joined, *sentences]
-    if flipped_claim is not None:
-        texts.append(flipped_claim)
-    vectors = embed(texts)
+    vectors = embed(texts_to_embed(claim, sentences))
     claim_vec, joined_vec = vectors[0], vectors[1]
     sentence_vecs = vectors[2 : 2 + len(sentences)]
     sims = sentence_vecs @ claim_vec
     order = np.argsort(-sims)
     best = int(order[0])
     sim_max = float(sims[best])
-    sim_top2 = float(np.mean(sims[order[:2]]))
     sim_joined = float(joined_vec @ claim_vec)
-    sim_gap = sim_max - float(np.mean(sims))
     if flipped_claim is not None:
         flip_gain = float(sentence_vecs[best] @ vectors[-1]) - sim_max
     else:
@@ -155,12 +160,11 @@ def compute_features(claim: str, sentences: Sequence[str], embed: Embed) -> Feat
     direction_conflict_best = _direction_conflicts(claim_dirs, best_tokens)
     direction_conflict_all = _direction_conflicts(claim_dirs, all_tokens)
     direction_agree = len(claim_dirs & cues.directions(best_tokens))
+    local_agree, local_conflict = cues.local_direction_votes(claim_tokens, all_tokens)
 
     values = [
         sim_max,
-        sim_top2,
         sim_joined,
-        sim_gap,
         flip_gain,
         float(flipped_claim is not None),
         lex_recall_best,
@@ -178,10 +182,13 @@ def compute_features(claim: str, sentences: Sequence[str], embed: Embed) -> Feat
         float(min(direction_conflict_best, 2)),
         float(min(direction_conflict_all, 2)),
         float(min(direction_agree, 2)),
+        float(min(local_agree, 2)),
+        float(min(local_conflict, 2)),
         math.log1p(len(sentences)),
         math.log1p(len(claim_tokens)),
         sim_max * negation_mismatch,
         sim_max * min(direction_conflict_best, 2),
+        sim_max * min(local_conflict, 2),
         sim_max * number_conflict,
         sim_max * flip_gain,
         sim_max * (1.0 - lex_recall_best),

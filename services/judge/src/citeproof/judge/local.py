@@ -160,9 +160,18 @@ class LocalBackend:
         # Names what produced the verdict: a logistic regression over MiniLM-based features.
         self.model = f"logreg-minilm-features@{data_hash or 'untracked'}"
 
+    def _passages(self, request: JudgeRequest) -> list[Passage]:
+        return prepare_passages(request.passages, self._max_passages, self._max_passage_chars)
+
+    def decide(self, request: JudgeRequest) -> Decision:
+        """The classifier's decision with all label probabilities (for inspection and tests)."""
+        return decide(
+            self._model, request.claim, self._passages(request), self._embed, self._abstain_below
+        )
+
     def judge_sync(self, request: JudgeRequest) -> Verdict:
         started = time.perf_counter()
-        passages = prepare_passages(request.passages, self._max_passages, self._max_passage_chars)
+        passages = self._passages(request)
         decision = decide(self._model, request.claim, passages, self._embed, self._abstain_below)
         quote = None
         quote_rank = None

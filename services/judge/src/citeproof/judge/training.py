@@ -25,6 +25,7 @@ import numpy as np
 from citeproof.contracts.judging import CONTRADICTED, SUPPORTED, UNSUPPORTED
 from citeproof.judge.checkcovid import (
     Example,
+    abstract_chunks,
     document_examples,
     evidence_examples,
     files_sha256,
@@ -32,7 +33,7 @@ from citeproof.judge.checkcovid import (
     load_corpus,
 )
 from citeproof.judge.embedding import EMBEDDING_MODEL_NAME, CachedEmbedder, embed_texts
-from citeproof.judge.features import FEATURE_NAMES, Embed
+from citeproof.judge.features import FEATURE_NAMES, evidence_sentences, texts_to_embed
 from citeproof.judge.local import featurise
 from citeproof.judge.local_model import MODEL_FORMAT_VERSION, LocalJudgeModel
 from citeproof.judge.metrics_eval import classification_report, expected_calibration_error
@@ -44,16 +45,20 @@ C_GRID: Final = (0.03, 0.1, 0.3, 1.0, 3.0)
 # Share of the unique train claims that also appear as a mis-citation.
 TRAIN_MISCITE_SHARE: Final = 0.5
 # Of those, the share citing the topically closest other abstract (the rest: a random one).
-TRAIN_NEAREST_SHARE: Final = 0.5
-# Abstain below this calibrated top probability: with three labels a top probability under 0.45
-# means two labels are nearly tied, and a guess between them is not worth a user's trust.
-ABSTAIN_BELOW: Final = 0.45
+TRAIN_NEAREST_SHARE: Final = 0.25
+# Abstain below this calibrated top probability: calibrated, it means "the label we would give is
+# right less than 40% of the time" -- barely better than the 33% of a blind guess among three.
+ABSTAIN_BELOW: Final = 0.40
 _TEMPERATURES: Final = np.exp(np.linspace(np.log(0.25), np.log(8.0), 200))
 
 
-def build_examples(claims_path: Path, corpus_path: Path, embed: Embed) -> list[Example]:
+def build_examples(claims_path: Path, corpus_path: Path, embed: CachedEmbedder) -> list[Example]:
     rows = load_claims(claims_path)
     corpus = load_corpus(corpus_path)
+    embed.warm(
+        [row.claim.strip() for row in rows]
+        + [chunk for abstract in corpus.values() for chunk in abstract_chunks(abstract)]
+    )
     return evidence_examples(rows, corpus) + document_examples(
         rows,
         corpus,
@@ -65,7 +70,14 @@ def build_examples(claims_path: Path, corpus_path: Path, embed: Embed) -> list[E
     )
 
 
-def feature_matrix(examples: Sequence[Example], embed: Embed) -> np.ndarray:
+def feature_matrix(examples: Sequence[Example], embed: CachedEmbedder) -> np.ndarray:
+    # One bulk embedding pass first: per-example calls are dominated by per-call overhead.
+    texts = []
+    for example in examples:
+        sentences = [s.text for s in evidence_sentences(example.passages)]
+        if sentences:
+            texts += texts_to_embed(example.claim, sentences)
+    embed.warm(texts)
     return np.array([featurise(e.claim, e.passages, embed)[0].values for e in examples])
 
 
@@ -106,8 +118,11 @@ def _abstaining(probs: np.ndarray, threshold: float) -> np.ndarray:
     return np.where(probs.max(axis=1) < threshold, LABELS.index(UNSUPPORTED), predicted)
 
 
-def train(claims_path: Path, corpus_path: Path, *, log=print) -> LocalJudgeModel:
-    embed = CachedEmbedder(embed_texts)
+def train(
+    claims_path: Path, corpus_path: Path, *, embed: CachedEmbedder | None = None, log=print
+) -> LocalJudgeModel:
+    """Train, select, calibrate and return the model (``embed`` may come pre-warmed)."""
+    embed = embed or CachedEmbedder(embed_texts)
     examples = build_examples(claims_path, corpus_path, embed)
     log(f"{len(examples)} examples; computing features")
     x = feature_matrix(examples, embed)
