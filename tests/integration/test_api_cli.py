@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 
 import asyncpg
+import httpx
+import msgspec
 import pytest
 import uvicorn
 
@@ -66,10 +70,11 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture
-def served_api(db_settings):
+@contextlib.contextmanager
+def serve_api(db_settings, settings: ApiSettings | None = None) -> Iterator[str]:
     port = _free_port()
-    app = create_app(ApiSettings(port=port), db_settings=db_settings)
+    settings = msgspec.structs.replace(settings or ApiSettings(), port=port)
+    app = create_app(settings, db_settings=db_settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -82,6 +87,12 @@ def served_api(db_settings):
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+@pytest.fixture
+def served_api(db_settings):
+    with serve_api(db_settings) as url:
+        yield url
 
 
 def _fake_pipeline(url: str, user_name: str, stop: threading.Event) -> None:
@@ -184,3 +195,59 @@ def test_verify_exits_2_on_errors(cli_env, served_api, tmp_path, capsys):
     assert cli(["verify", str(thesis), "--token", "cpt_x", "--out", "r.docx"]) == 2
     assert cli(["verify", str(thesis), "--api", "http://127.0.0.1:9", "--token", "cpt_x"]) == 2
     assert "cannot reach" in capsys.readouterr().err
+
+
+def test_verify_waits_out_the_active_jobs_cap(cli_env, db_settings, tmp_path, capsys):
+    name = f"patient-{uuid.uuid4().hex[:8]}"
+    assert cli(["users", "create", name]) == 0
+    assert cli(["tokens", "create", "--user", name]) == 0
+    token = capsys.readouterr().out.strip().splitlines()[-1]
+    with serve_api(db_settings, ApiSettings(active_jobs_retry_after_s=1)) as api:
+        headers = {"Authorization": f"Bearer {token}"}
+        session = httpx.post(f"{api}/v1/sessions", json={"name": "busy"}, headers=headers)
+        for n in range(3):  # three uploads nobody parses yet: the cap is reached
+            busy = httpx.post(
+                f"{api}/v1/sessions/{session.json()['id']}/documents",
+                files=[("files", (f"{n}.pdf", uuid.uuid4().bytes, "application/pdf"))],
+                data={"kind": "source"},
+                headers=headers,
+            )
+            assert busy.status_code == 202
+
+        thesis = tmp_path / "thesis.md"
+        thesis.write_text(f"# Patience {uuid.uuid4()}\nTrees cool streets [1].\n")
+        sources = [tmp_path / "smith.pdf", tmp_path / "doe.pdf"]
+        for path in sources:
+            path.write_bytes(f"%PDF {uuid.uuid4()}".encode())
+        stop = threading.Event()
+
+        def release_then_work() -> None:
+            time.sleep(2)  # verify meets the cap first, then the jobs finish
+            asyncio.run(_finish_all_jobs(cli_env, name))
+            _fake_pipeline(cli_env, name, stop)
+
+        pipeline = threading.Thread(target=release_then_work, daemon=True)
+        pipeline.start()
+        try:
+            code = cli(["verify", str(thesis), *map(str, sources), "--out",
+                        str(tmp_path / "r.md"), "--api", api, "--token", token,
+                        "--timeout", "60"])  # fmt: skip
+        finally:
+            stop.set()
+            pipeline.join(timeout=10)
+    err = capsys.readouterr().err
+    assert "too_many_active_jobs" in err and "retrying" in err
+    assert code == 1
+    assert (tmp_path / "r.md").read_text().startswith("# Citation report")
+
+
+async def _finish_all_jobs(url: str, user_name: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(
+            "UPDATE parse_jobs SET state = 'succeeded' WHERE user_id = "
+            "(SELECT id FROM users WHERE name = $1)",
+            user_name,
+        )
+    finally:
+        await conn.close()

@@ -152,7 +152,10 @@ def _upload(client: httpx.Client, session_id: str, kind: str, paths: list[Path])
         response = client.post(
             f"/v1/sessions/{session_id}/documents", files=files, data={"kind": kind}
         )
-        if response.status_code in (413, 429) and _code(response) in RETRYABLE_CODES:
+        # Only refusals that name a wait are worth retrying (an upload larger than the cap
+        # itself is refused without Retry-After).
+        retryable = _code(response) in RETRYABLE_CODES and "Retry-After" in response.headers
+        if response.status_code in (413, 429) and retryable:
             retry_after = int(response.headers.get("Retry-After", "10"))
             _status(f"the API asks to wait ({_code(response)}); retrying in {retry_after} s")
             time.sleep(retry_after)
