@@ -120,3 +120,18 @@ def chunk_text(database_url: str, document_id: str) -> str:
         uuid.UUID(document_id),
     )
     return "\n".join(row["text"] for row in rows)
+
+
+def new_token(database_url: str, name: str) -> str:
+    """A new user with one API token (the raw token, as shown once to its owner)."""
+    from citeproof.auth import create_token, create_user
+
+    async def make() -> str:
+        conn = await asyncpg.connect(database_url)
+        try:
+            user = await create_user(conn, f"{name}-{uuid.uuid4().hex[:8]}")
+            return (await create_token(conn, user, label=name))[1]
+        finally:
+            await conn.close()
+
+    return asyncio.run(make())
