@@ -93,3 +93,31 @@ async def test_another_users_ids_are_404_on_every_endpoint(pool, db_settings):
         assert await snapshot(pool, alice.user_id) == before
         mine = await client.get(f"/v1/runs/{run_id}/report", headers=alice.headers)
         assert mine.status_code == 200 and mine.json()["summary"]["total"] == 4
+
+
+async def test_identical_bytes_of_two_users_are_two_documents(pool, db_settings):
+    """Content addressing is per user: `duplicate` must not reveal another user's upload."""
+    alice, bob = await new_user(pool), await new_user(pool)
+    same = b"%PDF the very same paper " + uuid.uuid4().bytes
+    async with api_client(pool, db_settings) as client:
+        alice_session = await new_session(client, alice)
+        bob_session = await new_session(client, bob)
+        first = await client.post(
+            f"/v1/sessions/{alice_session}/documents",
+            files=multipart_files([("paper.pdf", same)]),
+            data={"kind": "source"},
+            headers=alice.headers,
+        )
+        second = await client.post(
+            f"/v1/sessions/{bob_session}/documents",
+            files=multipart_files([("paper.pdf", same)]),
+            data={"kind": "source"},
+            headers=bob.headers,
+        )
+    a, b = first.json()["documents"][0], second.json()["documents"][0]
+    assert a["duplicate"] is False and b["duplicate"] is False
+    assert a["id"] != b["id"]
+    owners = await pool.fetch(
+        "SELECT user_id FROM documents WHERE id = ANY($1::uuid[])", [a["id"], b["id"]]
+    )
+    assert {r["user_id"] for r in owners} == {alice.user_id, bob.user_id}
