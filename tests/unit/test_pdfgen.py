@@ -18,6 +18,7 @@ from citeproof.pdfgen import (  # noqa: E402
     SourceFormatError,
     parse_source,
     render_pdf,
+    running_header,
 )
 from citeproof.pdfgen.corpus import render_corpus  # noqa: E402
 
@@ -83,9 +84,14 @@ def test_long_documents_paginate_with_page_numbers_and_a_running_header_after_pa
     assert all(text.lstrip().startswith("Souza — Soil and yield") for text in pages[1:])
 
 
-def test_default_running_header_is_first_author_and_shortened_title():
+def test_default_running_header_names_authors_as_journals_do_and_shortens_the_title():
     pages = page_texts(render_pdf(long_spec()))
-    assert pages[1].lstrip().startswith("Souza et al. — Soil moisture and yield")
+    assert pages[1].lstrip().startswith("Souza and Li — Soil moisture and yield")
+    three = long_spec(authors=("Pieter van Dijk", "B. Li", "C. Wu"), title="T " + "word " * 30)
+    header = running_header(three)
+    assert header.startswith("van Dijk et al. — T word")
+    assert header.endswith("…") and len(header) <= 70
+    assert running_header(long_spec(authors=("Ana Souza",))).startswith("Souza — Soil")
 
 
 def test_author_year_references_have_no_bracket_label():

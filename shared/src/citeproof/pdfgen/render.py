@@ -81,17 +81,35 @@ def render_pdf(doc: DocumentSpec) -> bytes:
 
 
 def running_header(doc: DocumentSpec) -> str:
+    """As journals print it: "Surname —", "Surname and Other —" or "Surname et al. —", then the
+    title, shortened to fit."""
     if doc.running_header is not None:
         return doc.running_header
     lead = ""
-    if doc.authors:
-        surname = doc.authors[0].split()[-1]
-        lead = f"{surname} et al. — " if len(doc.authors) > 1 else f"{surname} — "
+    surnames = [_surname(author) for author in doc.authors]
+    if len(surnames) == 1:
+        lead = f"{surnames[0]} — "
+    elif len(surnames) == 2:
+        lead = f"{surnames[0]} and {surnames[1]} — "
+    elif surnames:
+        lead = f"{surnames[0]} et al. — "
     title = doc.title
     room = RUNNING_HEADER_MAX_CHARS - len(lead)
     if len(title) > room:
         title = title[: room - 1].rsplit(" ", 1)[0] + "…"
     return lead + title
+
+
+# Lower-case particles that belong to the surname ("Pieter van Dijk" -> "van Dijk").
+SURNAME_PARTICLES = frozenset({"van", "von", "de", "der", "den", "da", "di", "du", "le", "la"})
+
+
+def _surname(full_name: str) -> str:
+    words = full_name.split()
+    start = len(words) - 1
+    while start > 0 and words[start - 1] in SURNAME_PARTICLES:
+        start -= 1
+    return " ".join(words[start:])
 
 
 def _running_header(fonts: FontFamily, header: str | None):

@@ -93,17 +93,17 @@ function citationCard(citation, context) {
         source
           ? h("span", {}, source.title || source.filename)
           : h("span", { class: "none" }, "No uploaded source matches this reference"),
-        !source && reference.raw ? h("span", { class: "reference-raw" }, reference.raw) : null
+        !source && reference.raw ? h("span", { class: "reference-raw" }, reference.raw) : null,
+        context.sessionId && reference.label
+          ? sourcePicker({
+              sessionId: context.sessionId,
+              thesisId: context.thesisId,
+              citation,
+              onSaved: context.onOverride,
+            })
+          : null
       ),
-      evidence.length ? h("div", { class: "evidence" }, evidence) : null,
-      context.sessionId && reference.label
-        ? sourcePicker({
-            sessionId: context.sessionId,
-            thesisId: context.thesisId,
-            citation,
-            onSaved: context.onOverride,
-          })
-        : null
+      evidence.length ? h("div", { class: "evidence" }, evidence) : null
     )
   );
 }
@@ -211,7 +211,7 @@ export function renderReport(container, runId, report, context = {}) {
       tiles,
       h(
         "button",
-        { class: `summary-tile${filter ? "" : " is-active"}`, onclick: () => setFilter(null) },
+        { class: "summary-tile", onclick: () => setFilter(null) },
         h("span", { class: "n" }, total),
         h("span", { class: "t" }, "Citations checked")
       ),
