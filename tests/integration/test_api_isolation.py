@@ -59,6 +59,7 @@ async def test_another_users_ids_are_404_on_every_endpoint(pool, db_settings):
             ("DELETE", f"/v1/documents/{d}", {}),
             ("DELETE", f"/v1/documents/{t}", {}),
             ("POST", f"/v1/sessions/{s}/runs", {"json": {"thesis_document_id": t}}),
+            ("GET", f"/v1/sessions/{s}/runs", {}),
             # Bob's own session with Alice's thesis: still not found.
             ("POST", f"/v1/sessions/{bob_session}/runs", {"json": {"thesis_document_id": t}}),
             ("GET", f"/v1/runs/{run_id}", {}),

@@ -52,6 +52,12 @@ async def test_start_run_records_the_session_documents_and_notifies(pool, db_set
         await listener.remove_listener("citeproof_retrieve", on_notify)
         await pool.release(listener)
     assert received == ["citeproof_retrieve"]
+    async with api_client(pool, db_settings) as client:
+        listed = await client.get(f"/v1/sessions/{ids['session_id']}/runs", headers=alice.headers)
+    assert listed.status_code == 200
+    [summary] = listed.json()["items"]
+    assert summary["id"] == run_id and summary["status"] == "waiting_for_documents"
+    assert summary["thesis_document_id"] == ids["thesis_id"]
     row = await pool.fetchrow(
         "SELECT status, state, document_ids, user_id FROM runs WHERE id = $1", uuid.UUID(run_id)
     )

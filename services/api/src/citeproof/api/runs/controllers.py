@@ -8,7 +8,13 @@ from litestar.response import ServerSentEvent
 
 from citeproof.api.deps import CallerDep, Hub, PathId, Pool, Settings, StaleAfter
 from citeproof.api.runs import services
-from citeproof.api.runs.schemas import RunAccepted, RunCancelled, RunCreate, RunStatus
+from citeproof.api.runs.schemas import (
+    RunAccepted,
+    RunCancelled,
+    RunCreate,
+    RunList,
+    RunStatus,
+)
 from citeproof.api.runs.stream import progress_events
 from citeproof.api.security import OPT_TOKEN_IN_QUERY
 
@@ -29,6 +35,10 @@ class RunController(Controller):
             pool, caller.user_id, session_id, data.thesis_document_id
         )
         return RunAccepted(run_id=run_id)
+
+    @get("/sessions/{session_id:uuid}/runs", summary="The session's runs, newest first")
+    async def list_runs(self, session_id: PathId, caller: CallerDep, pool: Pool) -> RunList:
+        return RunList(items=await services.list_session_runs(pool, caller.user_id, session_id))
 
     @get("/runs/{run_id:uuid}", summary="Run status with per-stage progress")
     async def get_run(

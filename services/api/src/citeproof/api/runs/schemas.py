@@ -46,3 +46,15 @@ class RunStatus(msgspec.Struct, frozen=True):
 class RunCancelled(msgspec.Struct, frozen=True):
     run_id: uuid.UUID
     status: str
+
+
+class RunSummary(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    status: str
+    thesis_document_id: uuid.UUID
+    created_at: datetime
+    finished_at: datetime | None
+
+
+class RunList(msgspec.Struct, frozen=True):
+    items: list[RunSummary]

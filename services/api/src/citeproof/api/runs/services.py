@@ -7,7 +7,8 @@ import uuid
 import asyncpg
 
 from citeproof.api.errors import ApiError, not_found
-from citeproof.api.runs.schemas import RunProgress, RunStatus, StageProgress
+from citeproof.api.rows import to_structs
+from citeproof.api.runs.schemas import RunProgress, RunStatus, RunSummary, StageProgress
 from citeproof.api.scoping import get_session_row, session_document
 from citeproof.api.workers import WAITING_LABELS, live_stages
 
@@ -62,6 +63,19 @@ async def create_run(
         # Delivered on commit: the planner wakes only once the run row is visible.
         await conn.execute("SELECT pg_notify($1, '')", RETRIEVE_CHANNEL)
     return run_id
+
+
+async def list_session_runs(
+    conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID
+) -> list[RunSummary]:
+    await get_session_row(conn, user_id, session_id)
+    rows = await conn.fetch(
+        "SELECT id, status, thesis_document_id, created_at, finished_at FROM runs "
+        "WHERE session_id = $1 AND user_id = $2 ORDER BY created_at DESC",
+        session_id,
+        user_id,
+    )
+    return to_structs(RunSummary, rows)
 
 
 def _needed_stages(row: asyncpg.Record) -> list[str]:
