@@ -58,6 +58,10 @@ test-unit: setup
 test-integration: setup
 	$(PY) -m pytest -q tests/integration
 
+# The main job: the whole stack on the embedded defaults verifies the sample thesis.
+demo: setup
+	$(PY) samples/demo.py
+
 # Regenerate the pins from the current venv (after adding a dependency).
 constraints:
 	$(PIP) freeze --exclude-editable | grep -v '^-e' > $(CONSTRAINTS)
