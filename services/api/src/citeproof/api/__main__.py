@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from types import FrameType
 
 import structlog
 import uvicorn
+from litestar import Litestar
 
 from citeproof.api.app import create_app
 from citeproof.api.settings import ApiSettings
@@ -30,7 +32,7 @@ def main() -> None:
     asyncio.run(apply_migrations(resolve_listen_url(db_settings), directory))
     app = create_app(settings, db_settings=db_settings)
     log.info("api.starting", host=settings.host, port=settings.port)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -41,6 +43,22 @@ def main() -> None:
         proxy_headers=True,
         timeout_graceful_shutdown=10,
     )
+    _Server(config, app).run()
+
+
+class _Server(uvicorn.Server):
+    """Ends open progress streams as soon as shutdown begins, instead of letting them hold
+    the graceful-shutdown window open; EventSource clients reconnect to another replica."""
+
+    def __init__(self, config: uvicorn.Config, app: Litestar) -> None:
+        super().__init__(config)
+        self._app = app
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        hub = getattr(self._app.state, "events_hub", None)
+        if hub is not None:
+            hub.close_streams()
+        super().handle_exit(sig, frame)
 
 
 if __name__ == "__main__":

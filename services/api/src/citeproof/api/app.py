@@ -68,6 +68,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         owned = pool is None
+        app.state.events_hub = hub
         app.state.pool = pool if pool is not None else await create_pool(db_settings)
         hub.start()
         try:

@@ -20,6 +20,10 @@ EVENTS_CHANNEL = "citeproof_events"
 class EventHub:
     def __init__(self, listen_url: str) -> None:
         self._subscribers: set[asyncio.Event] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # Set when the server begins to shut down: open streams end so that clients
+        # reconnect (EventSource does by itself) to a replica that is staying.
+        self.closing = False
         # A reconnect may have swallowed notifications: wake everyone to re-read.
         self._listener = Listener(
             listen_url, [EVENTS_CHANNEL], self._on_notify, on_reconnect=self._wake_all
@@ -33,7 +37,19 @@ class EventHub:
             event.set()
 
     def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self.closing = False
         self._listener.start()
+
+    def close_streams(self) -> None:
+        """Ask every open progress stream to end; safe to call from a signal handler."""
+
+        def close() -> None:
+            self.closing = True
+            self._wake_all()
+
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(close)
 
     async def stop(self) -> None:
         await self._listener.stop()

@@ -53,10 +53,12 @@ async def progress_events(
             if status.status in TERMINAL_STATUSES:
                 yield ServerSentEventMessage(event="done", data=payload)
                 return
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline or hub.closing:
                 return
             try:
                 await asyncio.wait_for(wake.wait(), timeout=settings.sse_slow_poll_s)
+                if hub.closing:
+                    return
             except TimeoutError:
                 if time.monotonic() - last_sent >= KEEPALIVE_S:
                     yield ServerSentEventMessage(data=None, comment="keepalive")
