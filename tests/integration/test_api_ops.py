@@ -167,3 +167,81 @@ async def test_openapi_documents_the_error_shape_uploads_and_report_formats(pool
 def test_api_and_parser_agree_on_the_file_size_cap():
     parser_settings = pytest.importorskip("citeproof.parser.settings")
     assert ApiSettings().max_file_bytes == parser_settings.DEFAULT_MAX_FILE_BYTES
+
+
+def test_sigterm_ends_progress_streams_and_the_process_promptly(database_url, tmp_path):
+    """`citeproof-api` as a process: migrations at boot, and on SIGTERM an open event stream
+    ends at once (instead of holding the 10 s graceful window) and the process exits."""
+    import asyncio
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import asyncpg
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+
+    async def seed() -> tuple[str, str]:
+        conn = await asyncpg.connect(database_url)
+        try:
+            user = await conn.fetchval(
+                "INSERT INTO users (name) VALUES ($1) RETURNING id", f"proc-{uuid.uuid4().hex[:8]}"
+            )
+            token = (await create_token(conn, user))[1]
+            session = await conn.fetchval(
+                "INSERT INTO sessions (user_id, name) VALUES ($1, 's') RETURNING id", user
+            )
+            document = await conn.fetchval(
+                "INSERT INTO documents (user_id, sha256, kind, filename, size_bytes) "
+                "VALUES ($1, $2, 'thesis', 't.pdf', 1) RETURNING id",
+                user,
+                uuid.uuid4().bytes,
+            )
+            run = await conn.fetchval(
+                "INSERT INTO runs (user_id, session_id, thesis_document_id) "
+                "VALUES ($1, $2, $3) RETURNING id",
+                user,
+                session,
+                document,
+            )
+            return token, str(run)
+        finally:
+            await conn.close()
+
+    token, run_id = asyncio.run(seed())
+    env = dict(os.environ, DATABASE_URL=database_url, CITEPROOF_API_PORT=str(port),
+               CITEPROOF_API_SSE_SLOW_POLL_S="60")  # fmt: skip
+    log = (tmp_path / "api.log").open("w")
+    api = subprocess.Popen(
+        [sys.executable, "-m", "citeproof.api"], env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline and api.poll() is None, "API did not start"
+            time.sleep(0.2)
+        with httpx.stream("GET", f"{base}/v1/runs/{run_id}/events?token={token}", timeout=30) as r:
+            lines = r.iter_lines()
+            assert next(lines) == "event: progress"
+            api.terminate()
+            terminated = time.monotonic()
+            rest = list(lines)  # the stream ends without the run finishing
+        assert time.monotonic() - terminated < 5  # not the 10 s graceful window
+        assert not any(line == "event: done" for line in rest)
+        api.wait(timeout=15)
+    finally:
+        if api.poll() is None:
+            api.kill()
+        log.close()
+    assert token not in (tmp_path / "api.log").read_text()
