@@ -37,7 +37,7 @@ async def new_user(pool: asyncpg.Pool) -> ApiUser:
 
 @contextlib.asynccontextmanager
 async def api_client(
-    pool: asyncpg.Pool, db_settings: DatabaseSettings, settings: ApiSettings | None = None
+    db_settings: DatabaseSettings, settings: ApiSettings | None = None
 ) -> AsyncIterator[AsyncTestClient]:
     # The test client serves the app from its own thread and event loop, so the app opens
     # its own pool there (a pool is bound to the loop that created it).

@@ -30,7 +30,7 @@ async def snapshot(pool, user_id) -> dict:
 
 async def test_another_users_ids_are_404_on_every_endpoint(pool, db_settings):
     alice, bob = await new_user(pool), await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         ids = await thesis_with_sources(client, alice)
         run = await client.post(
             f"/v1/sessions/{ids['session_id']}/runs",
@@ -100,7 +100,7 @@ async def test_identical_bytes_of_two_users_are_two_documents(pool, db_settings)
     """Content addressing is per user: `duplicate` must not reveal another user's upload."""
     alice, bob = await new_user(pool), await new_user(pool)
     same = b"%PDF the very same paper " + uuid.uuid4().bytes
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         alice_session = await new_session(client, alice)
         bob_session = await new_session(client, bob)
         first = await client.post(

@@ -19,7 +19,7 @@ from tests.integration.api_support import api_client, assert_error, new_session,
 
 
 async def test_healthz_and_readyz(pool, db_settings):
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         health = await client.get("/healthz")
         assert health.status_code == 200 and health.json() == {"status": "ok"}
         await pool.execute("DELETE FROM worker_heartbeats")
@@ -45,7 +45,7 @@ async def test_readyz_is_503_with_pending_migrations(pool, db_settings, tmp_path
         shutil.copy(path, tmp_path / path.name)
     (tmp_path / "9999_future.sql").write_text("SELECT 1;")
     settings = msgspec.structs.replace(db_settings, migrations_dir=str(tmp_path))
-    async with api_client(pool, settings) as client:
+    async with api_client(settings) as client:
         ready = await client.get("/readyz")
         assert ready.status_code == 503
         assert ready.json()["pending_migrations"] == [9999]
@@ -54,7 +54,7 @@ async def test_readyz_is_503_with_pending_migrations(pool, db_settings, tmp_path
 
 async def test_metrics_expose_requests_by_route_and_queue_gauges(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         await client.get(f"/v1/sessions/{session_id}", headers=alice.headers)
         await client.get(f"/v1/sessions/{uuid.uuid4()}", headers=alice.headers)
@@ -83,7 +83,7 @@ async def test_metrics_expose_requests_by_route_and_queue_gauges(pool, db_settin
 async def test_rate_limit_is_per_user_and_bucket_with_retry_after(pool, db_settings):
     alice, bob = await new_user(pool), await new_user(pool)
     settings = ApiSettings(rate_limit_requests=5, rate_limit_uploads=2)
-    async with api_client(pool, db_settings, settings) as client:
+    async with api_client(db_settings, settings) as client:
         session_id = await new_session(client, alice)  # 1
         for _ in range(4):  # 2..5
             assert (await client.get("/v1/sessions", headers=alice.headers)).status_code == 200
@@ -126,7 +126,7 @@ async def test_tokens_are_stored_hashed_and_never_logged(pool, db_settings, capf
     configure_logging("api")
     logging.getLogger().setLevel(logging.DEBUG)
     try:
-        async with api_client(pool, db_settings) as client:
+        async with api_client(db_settings) as client:
             session_id = await new_session(client, alice)
             await client.get(f"/v1/runs/{uuid.uuid4()}/events?token={alice.token}")
             await client.get("/v1/me", headers={"Authorization": f"Bearer {second}x"})
@@ -146,7 +146,7 @@ async def test_tokens_are_stored_hashed_and_never_logged(pool, db_settings, capf
 
 
 async def test_openapi_documents_the_error_shape_uploads_and_report_formats(pool, db_settings):
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         response = await client.get("/schema/openapi.json")
     assert response.status_code == 200
     schema = response.json()

@@ -41,7 +41,7 @@ async def test_start_run_records_the_session_documents_and_notifies(pool, db_set
 
     await listener.add_listener("citeproof_retrieve", on_notify)
     try:
-        async with api_client(pool, db_settings) as client:
+        async with api_client(db_settings) as client:
             ids = await thesis_with_sources(client, alice)
             run_id = await start_run(client, alice, ids)
             for _ in range(50):
@@ -52,7 +52,7 @@ async def test_start_run_records_the_session_documents_and_notifies(pool, db_set
         await listener.remove_listener("citeproof_retrieve", on_notify)
         await pool.release(listener)
     assert received == ["citeproof_retrieve"]
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         listed = await client.get(f"/v1/sessions/{ids['session_id']}/runs", headers=alice.headers)
     assert listed.status_code == 200
     [summary] = listed.json()["items"]
@@ -69,7 +69,7 @@ async def test_start_run_records_the_session_documents_and_notifies(pool, db_set
 
 async def test_run_needs_a_thesis_of_the_session(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         ids = await thesis_with_sources(client, alice)
         url = f"/v1/sessions/{ids['session_id']}/runs"
         source = await client.post(
@@ -91,7 +91,7 @@ async def test_run_needs_a_thesis_of_the_session(pool, db_settings):
 
 async def test_status_reports_progress_and_missing_workers(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         ids = await thesis_with_sources(client, alice)
         run_id = await start_run(client, alice, ids)
         await pool.execute("DELETE FROM worker_heartbeats")
@@ -135,7 +135,7 @@ async def test_status_reports_progress_and_missing_workers(pool, db_settings):
 
 async def test_cancel_withdraws_queued_work_and_notifies(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         ids = await thesis_with_sources(client, alice)
         run_id = await start_run(client, alice, ids)
         cancel = await client.post(f"/v1/runs/{run_id}/cancel", headers=alice.headers)
@@ -157,7 +157,7 @@ async def test_cancel_withdraws_queued_work_and_notifies(pool, db_settings):
 
 async def test_cancel_marks_queued_tasks_cancelled(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         ids = await thesis_with_sources(client, alice)
         run_id = await start_run(client, alice, ids)
         await seed_results(pool, run_id, ids)
@@ -200,7 +200,7 @@ def parse_sse(text: str) -> list[tuple[str, str]]:
 
 async def test_event_stream_ends_with_done_for_a_finished_run(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         ids = await thesis_with_sources(client, alice)
         run_id = await start_run(client, alice, ids)
         await seed_results(pool, run_id, ids)
@@ -217,7 +217,7 @@ async def test_event_stream_wakes_on_notification(pool, db_settings):
     alice = await new_user(pool)
     # A slow path of a minute: only the notification can end the stream in time.
     settings = ApiSettings(sse_slow_poll_s=60)
-    async with api_client(pool, db_settings, settings) as client:
+    async with api_client(db_settings, settings) as client:
         ids = await thesis_with_sources(client, alice)
         run_id = await start_run(client, alice, ids)
 
@@ -252,7 +252,7 @@ async def test_event_stream_wakes_on_notification(pool, db_settings):
 
 async def test_json_report(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         ids = await thesis_with_sources(client, alice)
         run_id = await start_run(client, alice, ids)
         await seed_results(pool, run_id, ids)
@@ -288,7 +288,7 @@ async def test_json_report(pool, db_settings):
 
 async def test_markdown_and_html_reports_escape_everything(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         ids = await thesis_with_sources(client, alice)
         run_id = await start_run(client, alice, ids)
         await seed_results(pool, run_id, ids)

@@ -11,7 +11,7 @@ from tests.integration.api_support import api_client, assert_error, new_session,
 
 async def test_me_and_session_lifecycle(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         me = await client.get("/v1/me", headers=alice.headers)
         assert me.status_code == 200
         assert me.json() == {"user_id": str(alice.user_id), "name": alice.name}
@@ -39,7 +39,7 @@ async def test_me_and_session_lifecycle(pool, db_settings):
 
 async def test_authentication_is_required_and_revocation_is_immediate(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         anonymous = await client.get("/v1/sessions")
         assert_error(anonymous, 401, "unauthorized")
         assert anonymous.headers["WWW-Authenticate"].startswith("Bearer")
@@ -55,7 +55,7 @@ async def test_authentication_is_required_and_revocation_is_immediate(pool, db_s
 
 async def test_every_error_has_the_one_shape(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings, ApiSettings(max_json_body_bytes=1024)) as client:
+    async with api_client(db_settings, ApiSettings(max_json_body_bytes=1024)) as client:
         assert_error(await client.get("/v1/nowhere", headers=alice.headers), 404, "not_found")
         assert_error(await client.put("/v1/sessions", headers=alice.headers), 405,
                      "method_not_allowed")  # fmt: skip
@@ -89,7 +89,7 @@ async def test_every_error_has_the_one_shape(pool, db_settings):
 
 async def test_unexpected_errors_are_500_internal_error_without_details(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         await pool.execute("ALTER TABLE sessions RENAME TO sessions_away")
         try:
             response = await client.get("/v1/sessions", headers=alice.headers)
@@ -101,7 +101,7 @@ async def test_unexpected_errors_are_500_internal_error_without_details(pool, db
 
 async def test_reference_overrides_and_reset_sources(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         thesis = await upload(client, alice, session_id, [("t.pdf", b"%PDF thesis")], "thesis")
         thesis_id = thesis.json()["documents"][0]["id"]

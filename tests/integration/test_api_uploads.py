@@ -18,7 +18,7 @@ from tests.integration.api_support import (
 
 async def test_upload_stages_bytes_links_documents_and_queues_one_job(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         files = [("a.pdf", b"%PDF-1.4 first source"), ("b.pdf", b"%PDF-1.4 second source")]
         response = await upload(client, alice, session_id, files)
@@ -60,7 +60,7 @@ async def test_notification_is_sent_with_the_upload(pool, db_settings):
 
     await listener.add_listener("citeproof_parse", on_notify)
     try:
-        async with api_client(pool, db_settings) as client:
+        async with api_client(db_settings) as client:
             session_id = await new_session(client, alice)
             response = await upload(client, alice, session_id, [("n.pdf", b"%PDF notify")])
             assert response.status_code == 202
@@ -76,7 +76,7 @@ async def test_notification_is_sent_with_the_upload(pool, db_settings):
 
 async def test_already_parsed_bytes_are_linked_not_reparsed(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         first_session = await new_session(client, alice, "one")
         first = await upload(client, alice, first_session, [("paper.pdf", b"%PDF same bytes")])
         await finish_parsing(pool, first.json()["job_id"])
@@ -96,7 +96,7 @@ async def test_already_parsed_bytes_are_linked_not_reparsed(pool, db_settings):
 
 async def test_fourth_active_job_is_refused_with_retry_after(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         for n in range(3):
             ok = await upload(client, alice, session_id, [(f"{n}.pdf", f"%PDF {n}".encode())])
@@ -118,7 +118,7 @@ async def test_fourth_active_job_is_refused_with_retry_after(pool, db_settings):
 
 async def test_concurrent_uploads_cannot_overshoot_the_job_cap(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         responses = await asyncio.gather(
             *[
@@ -138,7 +138,7 @@ async def test_staged_bytes_over_120_mb_are_refused(pool, db_settings):
     alice = await new_user(pool)
     settings = ApiSettings()
     assert settings.max_staged_bytes == 120 * MIB
-    async with api_client(pool, db_settings, settings) as client:
+    async with api_client(db_settings, settings) as client:
         session_id = await new_session(client, alice)
         first = await upload(client, alice, session_id, [("big.pdf", b"%PDF big")])
         # Pretend the staged item is 119.5 MiB (the cap counts size_bytes of staged items).
@@ -161,7 +161,7 @@ async def test_staged_bytes_over_120_mb_are_refused(pool, db_settings):
 async def test_per_file_cap_and_single_upload_cap(pool, db_settings):
     alice = await new_user(pool)
     settings = ApiSettings(max_file_bytes=10_000, max_staged_bytes=25_000)
-    async with api_client(pool, db_settings, settings) as client:
+    async with api_client(db_settings, settings) as client:
         session_id = await new_session(client, alice)
         too_big = await upload(client, alice, session_id, [("huge.pdf", b"x" * 10_001)])
         body = assert_error(too_big, 413, "file_too_large")
@@ -180,7 +180,7 @@ async def test_per_file_cap_and_single_upload_cap(pool, db_settings):
 
 async def test_bad_requests_get_their_own_codes(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         url = f"/v1/sessions/{session_id}/documents"
         as_json = await client.post(url, json={"files": []}, headers=alice.headers)
@@ -235,7 +235,7 @@ async def test_filenames_are_sanitised_but_readable(pool, db_settings):
         "Тезис 论文 دراسة.pdf": "Тезис 论文 دراسة.pdf",
         "...": "upload",
     }
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         files = [(raw, f"%PDF {n}".encode()) for n, raw in enumerate(names)]
         files.append(("a" * 1000 + ".pdf", b"%PDF long"))
@@ -265,7 +265,7 @@ async def test_filenames_are_sanitised_but_readable(pool, db_settings):
 
 async def test_delete_document_refuses_while_a_run_uses_it(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         thesis = await upload(client, alice, session_id, [("t.pdf", b"%PDF t")], "thesis")
         source = await upload(client, alice, session_id, [("s.pdf", b"%PDF s")])
@@ -295,7 +295,7 @@ async def test_delete_document_refuses_while_a_run_uses_it(pool, db_settings):
 
 async def test_deleting_a_queued_document_releases_its_job(pool, db_settings):
     alice = await new_user(pool)
-    async with api_client(pool, db_settings) as client:
+    async with api_client(db_settings) as client:
         session_id = await new_session(client, alice)
         jobs = []
         for n in range(3):
