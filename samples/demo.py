@@ -91,8 +91,10 @@ def main() -> int:
         stack.wait_ready()
         token = asyncio.run(_demo_token(url))
         json_report = OUT_DIR / "report.json"
-        code = citeproof_cli(["verify", pdfs["thesis"], *pdfs["sources"], "--out",
-                              str(json_report), "--api", stack.api_url, "--token", token])  # fmt: skip
+        code = citeproof_cli(
+            ["verify", pdfs["thesis"], *pdfs["sources"], "--out", str(json_report),
+             "--api", stack.api_url, "--token", token]
+        )  # fmt: skip
         if code == 2:
             print(f"verification failed; service logs are in {STATE_DIR / 'logs'}")
             return 1

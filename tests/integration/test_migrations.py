@@ -7,7 +7,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from citeproof.db.migrate import MigrationError, apply_migrations, default_migrations_dir
+from citeproof.db.migrate import MigrationError, apply_migrations, default_migrations_dir, discover
 
 
 async def _fresh_database(admin_url: str) -> str:
@@ -42,7 +42,7 @@ async def test_changed_migration_is_refused(database_url: str, tmp_path: Path) -
     source = default_migrations_dir()
     for path in source.glob("*.sql"):
         (tmp_path / path.name).write_text(path.read_text())
-    assert await apply_migrations(url, tmp_path) == [1]
+    assert await apply_migrations(url, tmp_path) == [1, 2]
     first = sorted(tmp_path.glob("0001_*.sql"))[0]
     first.write_text(first.read_text() + "\n-- edited\n")
     with pytest.raises(MigrationError, match="changed after it was applied"):
@@ -76,7 +76,9 @@ async def test_eight_processes_booting_at_once_apply_each_migration_once(
     # Exactly one process applied the migrations; the seven others found nothing to do.
     assert len(applied) == 8
     assert sorted(applied)[:7] == [""] * 7
-    assert sorted(applied)[7].startswith("1")
+    assert sorted(applied)[7] == ",".join(
+        str(m.version) for m in discover(default_migrations_dir())
+    )
     conn = await asyncpg.connect(url)
     try:
         rows = await conn.fetch("SELECT version FROM schema_migrations")
@@ -94,3 +96,24 @@ def test_migrate_cli_runs(database_url: str) -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
+
+
+async def test_terminal_parse_items_never_keep_bytes(pool, user_id) -> None:
+    job = await pool.fetchval("INSERT INTO parse_jobs (user_id) VALUES ($1) RETURNING id", user_id)
+    doc = await pool.fetchval(
+        "INSERT INTO documents (user_id, sha256, kind, filename, size_bytes) "
+        "VALUES ($1, $2, 'source', 'x.pdf', 3) RETURNING id",
+        user_id,
+        b"\x01" * 32,
+    )
+    item = await pool.fetchval(
+        "INSERT INTO parse_items (job_id, user_id, document_id, filename, size_bytes, file_bytes)"
+        " VALUES ($1, $2, $3, 'x.pdf', 3, 'abc') RETURNING id",
+        job,
+        user_id,
+        doc,
+    )
+    assert await pool.fetchval("SELECT file_bytes FROM parse_items WHERE id = $1", item) == b"abc"
+    # A path that forgets the hook (here: a bare cancel) still drops the bytes.
+    await pool.execute("UPDATE parse_items SET state = 'cancelled' WHERE id = $1", item)
+    assert await pool.fetchval("SELECT file_bytes FROM parse_items WHERE id = $1", item) is None
