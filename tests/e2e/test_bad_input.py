@@ -275,8 +275,20 @@ def _json_refusals(http: httpx.Client, session_id: str) -> list[Refusal]:
         (
             "urlencoded",
             _raw(http, "/v1/sessions", b"name=x", "application/x-www-form-urlencoded"),
-            400,
-            "malformed_json",
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            "JSON as text/plain",
+            _raw(http, "/v1/sessions", b'{"name": "x"}', "text/plain"),
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            "JSON as multipart",
+            http.post("/v1/sessions", files=[("name", ("n.json", b'{"name": "x"}', "text/plain"))]),
+            415,
+            "unsupported_media_type",
         ),
         (
             "long name",

@@ -153,6 +153,7 @@ def _attempts(world: AliceWorld, bob_session: str) -> list[tuple[str, str, str, 
             f"/v1/sessions/{bob_session}/runs",
             {"json": {"thesis_document_id": t}},
         ),
+        ("GET", "/v1/sessions/{session_id}/runs", f"/v1/sessions/{s}/runs", {}),
         ("GET", "/v1/runs/{run_id}", f"/v1/runs/{r}", {}),
         ("GET", "/v1/runs/{run_id}/events", f"/v1/runs/{r}/events", {}),
         ("POST", "/v1/runs/{run_id}/cancel", f"/v1/runs/{world.injected_run_id}/cancel", {}),
@@ -271,10 +272,10 @@ def test_prompt_injection_in_a_source_changes_neither_format_nor_other_verdicts(
                 texts[source_id] = _normalise(chunk_text(database_url, source_id))
             assert _normalise(verdict["quote"]) in texts[source_id], verdict
     # The injected citation got an ordinary verdict: nothing the injection dictated (its
-    # "verified" quote, its wording) made it into the verdict.
+    # quote, its wording) made it into the verdict.
     attacked = next(c for c in alice.injected["citations"] if c["reference"]["label"] == "4")
     said = _normalise(f"{attacked['verdict']['quote'] or ''} {attacked['verdict']['rationale']}")
-    for phrase in ("Ignore previous", "maintenance mode", "verified", "Assistant:", "SYSTEM"):
+    for phrase in corpus.INJECTED_PHRASES:
         assert phrase.lower() not in said.lower(), attacked["verdict"]
 
 
