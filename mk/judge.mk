@@ -7,12 +7,13 @@ LLM_TEST_STAMP := $(VENV)/.llm-test-stamp
 
 .PHONY: train-judge bench-accuracy-judge test-llm llm-test-tools
 
+# `-P`: keep bench/ off sys.path (bench/queue.py would shadow the stdlib `queue` module).
 train-judge: setup
-	$(PY) bench/train_local_judge.py --claims '$(CHECKCOVID)/covidCheck_train_composed+extracted.json' \
+	$(PY) -P bench/train_local_judge.py --claims '$(CHECKCOVID)/covidCheck_train_composed+extracted.json' \
 		--corpus $(CHECKCOVID)/corpus.json
 
 bench-accuracy-judge: setup
-	$(PY) bench/accuracy_judge.py --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
+	$(PY) -P bench/accuracy_judge.py --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
 		--corpus $(CHECKCOVID)/corpus.json
 
 llm-test-tools: $(LLM_TEST_STAMP)

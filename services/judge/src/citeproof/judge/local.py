@@ -11,6 +11,7 @@ answers ``partially_supported``: nothing in its training data teaches that label
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -156,9 +157,10 @@ class LocalBackend:
         self._max_passages = max_passages
         self._max_passage_chars = max_passage_chars
         self._embed = embed
-        data_hash = str(self._model.training.get("data_sha256", ""))[:8]
-        # Names what produced the verdict: a logistic regression over MiniLM-based features.
-        self.model = f"logreg-minilm-features@{data_hash or 'untracked'}"
+        # Names what produced the verdict: a logistic regression over MiniLM-based features, and
+        # which trained weights (a retrained model is another model for the verdict cache).
+        file_hash = hashlib.sha256(model_path.read_bytes()).hexdigest()[:10]
+        self.model = f"logreg-minilm-features@{file_hash}"
 
     def _passages(self, request: JudgeRequest) -> list[Passage]:
         return prepare_passages(request.passages, self._max_passages, self._max_passage_chars)
