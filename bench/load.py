@@ -159,7 +159,10 @@ def main() -> int:
         asyncio.run(apply_migrations(url))
         # Rate limits are per user and sized for people, not for this test's loop; the
         # admission caps stay on.
-        env = {"CITEPROOF_API_RATE_LIMIT_PER_MINUTE": "100000"}
+        env = {
+            "CITEPROOF_API_RATE_LIMIT_REQUESTS": "100000",
+            "CITEPROOF_API_RATE_LIMIT_UPLOADS": "100000",
+        }
         with DevStack(database_url=url, env=env) as stack:
             stack.start()
             stack.wait_ready()

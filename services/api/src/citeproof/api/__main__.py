@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -53,6 +55,14 @@ class _Server(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, app: Litestar) -> None:
         super().__init__(config)
         self._app = app
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        with super().capture_signals():
+            yield
+            # uvicorn re-raises the captured SIGTERM after its graceful shutdown, which makes
+            # the process exit -15; a completed drain is a clean exit, as for the workers.
+            self._captured_signals.clear()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         hub = getattr(self._app.state, "events_hub", None)
