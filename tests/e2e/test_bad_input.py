@@ -44,6 +44,8 @@ MAX_PAGES = 500
 MAX_FILENAME_CHARS = 180
 VISIBLE_JS_SENTENCE = "Cool roofs reduced attic temperatures in the Seville trial of 2019."
 VISIBLE_HTML_SENTENCE = "Shaded courtyards stayed four degrees cooler than open plazas at noon."
+# Markup in a thesis title (from the PDF's metadata) must reach the reports as inert text.
+HOSTILE_TITLE = 'Cooling <img src=x onerror=alert(1)> Cities & "Streets"'
 # Names a hostile client may send; each must be shown sanitised and the file still parsed.
 TRAVERSAL_NAME = "../../etc/passwd"
 CONTROL_NAME = "ctrl\x01\x1b[31m\x7fname\u202egpj.pdf"
@@ -101,7 +103,10 @@ def test_bad_files_fail_alone_and_the_run_over_their_session_completes(
     with client(stack_url, new_api_token(), timeout=120) as http:
         session_id = new_session(http, "hostile uploads")
         thesis = upload_files(
-            http, session_id, "thesis", [("thesis.pdf", corpus.thesis_pdf(), PDF)]
+            http,
+            session_id,
+            "thesis",
+            [("thesis.pdf", corpus.thesis_pdf(title=HOSTILE_TITLE), PDF)],
         )
         # Bad and good files in ONE upload: one parse job, one transaction.
         mixed = upload_files(http, session_id, "source", [(n, d, t) for n, d, t, _ in bad] + good)
@@ -144,6 +149,13 @@ def test_bad_files_fail_alone_and_the_run_over_their_session_completes(
         status = wait_for_run(http, run_id, timeout=240)
         assert status["status"] == "completed", status
         body = report(http, run_id).json()
+        html = report(http, run_id, "html").text
+        markdown = report(http, run_id, "markdown").text
+
+    # The title arrives intact in JSON and inert in HTML and Markdown.
+    assert body["thesis"]["title"] == HOSTILE_TITLE
+    for rendered in (html, markdown):
+        assert "<img" not in rendered and "&lt;img src=x onerror=alert(1)&gt;" in rendered
 
     # The thesis' own sources were found under their hostile names: only [4] has no source.
     missing = {

@@ -56,12 +56,15 @@ def canary_sentence(canary: str) -> str:
     return f"In the {canary} survey, street trees also cut night-time heat complaints by a fifth"
 
 
-def thesis_pdf(canary: str | None = None) -> bytes:
+THESIS_TITLE = "Cooling Measures for Compact Cities"
+
+
+def thesis_pdf(canary: str | None = None, title: str = THESIS_TITLE) -> bytes:
     claims = list(CLAIMS)
     if canary:
         claims.insert(1, canary_sentence(canary) + " [1].")
     spec = DocumentSpec(
-        title="Cooling Measures for Compact Cities",
+        title=title,
         authors=("Noor Visser",),
         year=2025,
         venue="Master's thesis, Northbridge University — Chapter 2",
