@@ -1,0 +1,13 @@
+# Whole-pipeline accuracy on Check-COVID dev (issue 6): generated theses and sources through the
+# running stack (four services as processes on a fresh embedded PostgreSQL), verdicts scored
+# against the gold labels; writes bench/results/accuracy.json. About 6-8 minutes on 2 cores.
+# Options: `make bench-accuracy BENCH_ACCURACY_ARGS="--work-dir /tmp/acc"` keeps PDFs and logs.
+CHECKCOVID ?= ../shared/data/checkcovid
+BENCH_ACCURACY_ARGS ?=
+BENCH_TARGETS += bench-accuracy
+
+.PHONY: bench-accuracy
+
+bench-accuracy: setup
+	$(PY) bench/accuracy.py --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
+		--corpus '$(CHECKCOVID)/corpus.json' $(BENCH_ACCURACY_ARGS)
