@@ -32,12 +32,14 @@ def _assert_survived(figures: dict) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)
 def test_chaos_short(demo_pdfs, tmp_path) -> None:
     figures = run_chaos(_theses(demo_pdfs, 1), seed=7, work_dir=tmp_path, kills=2)
     _assert_survived(figures)
 
 
 @pytest.mark.chaos
+@pytest.mark.timeout(0)
 def test_chaos_full(demo_pdfs, tmp_path) -> None:
     seeds = [int(s) for s in os.environ.get("CHAOS_SEEDS", "11,23,42").split(",")]
     results = []
