@@ -247,3 +247,32 @@ def test_vancouver_parenthesized_numbers_when_the_body_never_uses_brackets():
 def test_parenthesized_numbers_are_not_citations_when_brackets_are_used():
     text = numeric_doc("Trees cool streets [2]. Step (3) follows and (4) too [5]. Also [1].")
     assert [label for _, label in links(text)] == ["2", "5", "1"]
+
+
+def test_prose_word_before_a_narrative_name_list_is_not_an_author():
+    # "In Vienna, Hofer and Lindqvist (2020)" also reads as three authors; the list decides.
+    text = (
+        "In Vienna, Hofer and Lindqvist (2020) measured roof temperatures.\n\n"
+        "References\n"
+        "Hofer, K. and Lindqvist, J. (2020). Green roofs in Vienna. Reports 9, 377–392.\n"
+        "Smith, J. (2019). Other. Press.\n"
+        "Jones, A. (2018). More. Press.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [(c.marker_text, c.reference_label) for c in analysis.citations] == [
+        ("Hofer and Lindqvist (2020)", "Hofer2020")
+    ]
+
+
+def test_three_author_narrative_marker_keeps_all_names_when_they_name_an_entry():
+    text = (
+        "Vienna, Hofer and Lindqvist (2020) measured roof temperatures.\n\n"
+        "References\n"
+        "Vienna, P., Hofer, K. and Lindqvist, J. (2020). Green roofs. Reports 9, 377–392.\n"
+        "Smith, J. (2019). Other. Press.\n"
+        "Jones, A. (2018). More. Press.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [(c.marker_text, c.reference_label) for c in analysis.citations] == [
+        ("Vienna, Hofer and Lindqvist (2020)", "Vienna2020")
+    ]

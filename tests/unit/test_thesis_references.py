@@ -270,3 +270,69 @@ def test_article_based_thesis_links_each_chapter_to_its_own_list():
     assert analysis.references[3].authors == ["Author2"]
     assert [c.reference_label for c in analysis.citations] == ["1/1", "1/2", "2/1", "2/2", "2/3"]
     assert any("2 reference lists" in note for note in analysis.notes)
+
+
+# The demo-authoryear reference list as the PDF layout gives it: each entry's DOI line starts a
+# new paragraph that runs on into the next entries (a URL ends no paragraph), so entries follow
+# a DOI on the same line - with no full stop between them.
+_DOI_ENDED_ENTRIES = (
+    "Body (Aalto et al., 2023; van Dijk and Janssen, 2019; Hofer, 2020; Moreau, 2022).\n\n"
+    "References\n\n"
+    "Aalto, H., Dubois, M. and Gaspar, P. (2023). Heat-related mortality in fourteen European "
+    "cities. European Journal of Environmental Health 31(1), 45–60.\n\n"
+    "https://doi.org/10.5555/eeh.2023.0057 van Dijk, P. and Janssen, A. (2019). Diurnal and "
+    "seasonal dynamics of the urban heat island. Urban Climate Letters 12(3), 155–170. "
+    "https://doi.org/10.5555/ucl.2019.0031 Hofer, K. (2020). Roof-level cooling. Building and "
+    "Environment Reports 9, 377–392. doi:10.5555/ber.2020.0378 Moreau, C. and Lindgren, E. "
+    "(2022). Projected changes in European heatwaves. Regional Climate Outlooks 8, 12–34.\n"
+)
+
+
+def test_author_year_entries_after_a_doi_url_on_the_same_line_are_split():
+    analysis = analyze_thesis(_DOI_ENDED_ENTRIES, [0])
+    refs = analysis.references
+    assert [ref.label for ref in refs] == ["Aalto2023", "Vandijk2019", "Hofer2020", "Moreau2022"]
+    # Each DOI stays with the entry it ends.
+    assert [ref.doi for ref in refs] == [
+        "10.5555/eeh.2023.0057",
+        "10.5555/ucl.2019.0031",
+        "10.5555/ber.2020.0378",
+        None,
+    ]
+    assert refs[1].raw.startswith("van Dijk, P. and Janssen, A. (2019). Diurnal")
+    assert refs[1].raw.endswith("https://doi.org/10.5555/ucl.2019.0031")
+    assert [c.reference_label for c in analysis.citations] == [
+        "Aalto2023",
+        "Vandijk2019",
+        "Hofer2020",
+        "Moreau2022",
+    ]
+
+
+def test_author_year_entries_after_a_doi_at_a_line_end_are_split():
+    text = (
+        "Body (Smith, 2020; Lee and Park, 2019; Kim, 2018).\n\nReferences\n"
+        "Smith, J. (2020). A study of things. Journal of Studies 3, 1–9.\n"
+        "doi:10.5555/js.2020.0001\n"
+        "Lee, K. and Park, S. (2019). Another study. Press.\n"
+        "https://doi.org/10.5555/press.2019.abc\n"
+        "Kim, H. (2018). A third one. Journal 1, 2–3.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [ref.label for ref in analysis.references] == ["Smith2020", "Lee2019", "Kim2018"]
+    assert [ref.doi for ref in analysis.references] == [
+        "10.5555/js.2020.0001",
+        "10.5555/press.2019.abc",
+        None,
+    ]
+
+
+def test_words_after_a_url_inside_an_entry_do_not_start_an_entry():
+    text = (
+        "Body (Smith, 2020; Lee, 2019).\n\nReferences\n\n"
+        "Smith, J. (2020). Data portal. https://example.org/portal Accessed 3 May 2021. "
+        "Lee, K. (2019). Another study. Press.\n"
+    )
+    refs = references(text)
+    assert [ref.label for ref in refs] == ["Smith2020", "Lee2019"]
+    assert "Accessed 3 May 2021" in refs[0].raw

@@ -19,6 +19,7 @@ from citeproof.parser.thesis.markers import (
     MarkerItem,
     find_markers,
     find_numeric_markers,
+    narrower_narrative_markers,
 )
 from citeproof.parser.thesis.references import (
     author_year_label,
@@ -194,6 +195,21 @@ def _keep_marker(marker: Marker, links: list[Reference | None], index: Reference
     return marker.kind != "numeric" and marker.strong and not index.numeric
 
 
+def _narrowed_to_a_listed_work(
+    text: str, marker: Marker, links: list[Reference | None], index: ReferenceIndex
+) -> tuple[Marker, list[Reference | None]]:
+    """A narrative marker that caught a prose word ("In Vienna, Hofer and Lindqvist (2020)"),
+    cut back to the names whose first is an entry's first author; unchanged when the whole
+    list already starts with one, or when no shorter list does."""
+    if marker.kind != "narrative" or any(index.resolve(item, strict=True) for item in marker.items):
+        return marker, links
+    for narrower in narrower_narrative_markers(text, marker):
+        narrower_links = [index.resolve(item, strict=True) for item in narrower.items]
+        if any(narrower_links):
+            return narrower, narrower_links
+    return marker, links
+
+
 def _item_key(item: MarkerItem) -> str:
     if item.number is not None:
         return f"#{item.number}"
@@ -288,6 +304,7 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         for body_start, body_end in part.body:
             for marker in find_markers(view.text, body_start, body_end, vancouver):
                 links = [index.resolve(item) for item in marker.items]
+                marker, links = _narrowed_to_a_listed_work(view.text, marker, links, index)
                 if not _keep_marker(marker, links, index):
                     continue
                 markers_found += 1

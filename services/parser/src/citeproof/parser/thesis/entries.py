@@ -175,15 +175,20 @@ def _author_year_start(text: str, start: int, limit: int, strict: bool = False) 
     return looks_like_author_block(match.group("authors"))
 
 
+# A link or identifier that closes an entry: a URL, "doi:10.1234/x", or a bare DOI.
+_IDENTIFIER = r"(?:https?://|www\.|(?i:doi):[ \t]*|(?<!\S)10\.\d{4,9}/)\S+"
+_IDENTIFIER_AT_END = re.compile(_IDENTIFIER + r"$")
+
+
 def _can_end_entry(line: str) -> bool:
-    """Entries end with a full stop, a closing bracket, a number or a URL."""
+    """Entries end with a full stop, a closing bracket, a number or a URL/DOI."""
     stripped = line.rstrip()
     if not stripped:
         return True
     # "Smith, J." at a line end is an author list still running.
     if re.search(r"(?:^|[\s,])[A-Z]\.$", stripped):
         return False
-    return stripped[-1] in ".)]}0123456789" or bool(re.search(r"(?:https?://|www\.)\S+$", stripped))
+    return stripped[-1] in ".)]}0123456789" or bool(_IDENTIFIER_AT_END.search(stripped))
 
 
 def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
@@ -212,12 +217,24 @@ def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
     return starts
 
 
+# What an entry's first word looks like: a capital, or a name particle ("van Dijk").
+_ENTRY_FIRST_WORD = r"(?=[A-Z\u00c0-\u024f]|(?:van|von|de|der|den|du|da|di|la|le)\s)"
 # After the full stop of a word of two or more letters, a number or a bracket - not after an
 # initial ("Alex D. Wade") or "et al.".
 _MID_LINE_CANDIDATE = re.compile(
     r"(?:(?<=[a-z\u00e0-\u024f\d]{2}\.)|(?<=[A-Z]{2}\.)|(?<=[)\]]\.)|(?<=[)\]]))(?<!\bal\.)[ \t]+"
-    r"(?=[A-Z\u00c0-\u024f]|(?:van|von|de|der|den|du|da|di|la|le)\s)"
+    + _ENTRY_FIRST_WORD
 )
+# After a URL or DOI, which ends many entries without a full stop ("... 155-170.
+# https://doi.org/10.5555/ucl.2019.0031 van Dijk, P. ...").
+_AFTER_IDENTIFIER_CANDIDATE = re.compile(_IDENTIFIER + r"[ \t]+" + _ENTRY_FIRST_WORD)
+
+
+def _mid_line_candidates(text: str, start: int, end: int) -> list[int]:
+    """Offsets in ``text[start:end]`` where an entry could begin after the end of another."""
+    offsets = {match.end() for match in _MID_LINE_CANDIDATE.finditer(text, start, end)}
+    offsets.update(match.end() for match in _AFTER_IDENTIFIER_CANDIDATE.finditer(text, start, end))
+    return sorted(offsets)
 
 
 def _with_mid_line_starts(text: str, starts: list[int], end: int) -> list[int]:
@@ -229,8 +246,7 @@ def _with_mid_line_starts(text: str, starts: list[int], end: int) -> list[int]:
         # The entry's own author block and year come first; look for starts after its year.
         own_head = _AUTHOR_YEAR_HEAD.match(text, entry_start, entry_end)
         cursor = own_head.end() if own_head else entry_start
-        for candidate in _MID_LINE_CANDIDATE.finditer(text, cursor, entry_end):
-            offset = candidate.end()
+        for offset in _mid_line_candidates(text, cursor, entry_end):
             if offset <= cursor or not _author_year_start(text, offset, entry_end, strict=True):
                 continue
             result.append(offset)

@@ -307,35 +307,62 @@ def find_parenthetical_markers(text: str, start: int, end: int) -> list[Marker]:
     return markers
 
 
+def _narrative_marker(match: re.Match[str]) -> Marker | None:
+    names_text = match.group("org") or match.group("names")
+    names, et_al = _split_names(names_text)
+    name_start = match.start()
+    if match.group("org"):
+        # "In Siegel (2018)" also matches as an organisation; keep only the last word then.
+        words = names_text.split()
+        if _looks_organisation(words):
+            names = [" ".join(words)]
+        else:
+            names = [words[-1]]
+            name_start = match.start("org") + names_text.rindex(words[-1])
+    if not _is_author_like(names):
+        return None
+    items = _year_items(match.group("years"), match.group("rest"))
+    if not items or (match.group("rest").strip() and items[0].pinpoint is None):
+        return None
+    return Marker(
+        start=name_start,
+        end=match.end(),
+        kind="narrative",
+        items=_with_names(items, names, et_al),
+        strong=et_al,
+    )
+
+
 def find_narrative_markers(text: str, start: int, end: int) -> list[Marker]:
     markers: list[Marker] = []
     for match in _NARRATIVE.finditer(text, start, end):
-        names_text = match.group("org") or match.group("names")
-        names, et_al = _split_names(names_text)
-        name_start = match.start()
-        if match.group("org"):
-            # "In Siegel (2018)" also matches as an organisation; keep only the last word then.
-            words = names_text.split()
-            if _looks_organisation(words):
-                names = [" ".join(words)]
-            else:
-                names = [words[-1]]
-                name_start = match.start("org") + names_text.rindex(words[-1])
-        if not _is_author_like(names):
-            continue
-        items = _year_items(match.group("years"), match.group("rest"))
-        if not items or (match.group("rest").strip() and items[0].pinpoint is None):
-            continue
-        markers.append(
-            Marker(
-                start=name_start,
-                end=match.end(),
-                kind="narrative",
-                items=_with_names(items, names, et_al),
-                strong=et_al,
-            )
-        )
+        marker = _narrative_marker(match)
+        if marker is not None:
+            markers.append(marker)
     return markers
+
+
+def narrower_narrative_markers(text: str, marker: Marker) -> list[Marker]:
+    """The narrative ``marker`` without its leading names, dropping one more each time.
+
+    "In Vienna, Hofer and Lindqvist (2020)" reads as three authors to the pattern; only the
+    reference list can tell that "Vienna" is prose, so the caller tries these when the whole
+    name list names no entry.
+    """
+    if marker.kind != "narrative":
+        return []
+    names_end = text.find("(", marker.start, marker.end)
+    narrower: list[Marker] = []
+    cursor = marker.start
+    while (comma := text.find(",", cursor, names_end)) >= 0:
+        cursor = comma + 1
+        while cursor < names_end and text[cursor].isspace():
+            cursor += 1
+        match = _NARRATIVE.match(text, cursor, marker.end)
+        candidate = _narrative_marker(match) if match is not None else None
+        if candidate is not None:
+            narrower.append(candidate)
+    return narrower
 
 
 def _looks_organisation(words: list[str]) -> bool:

@@ -27,7 +27,12 @@ class ReferenceIndex:
             self.by_year[reference.year].append(reference)
         self.numeric = bool(self.by_number) and len(self.by_number) >= len(references) // 2
 
-    def resolve(self, item: MarkerItem) -> Reference | None:
+    def resolve(self, item: MarkerItem, *, strict: bool = False) -> Reference | None:
+        """The entry ``item`` names, or None.
+
+        ``strict``: the marker's first name must be the entry's first author; without it, a
+        name among the entry's first words will do (author parsing may have failed).
+        """
         if item.number is not None:
             return self.by_number.get(item.number)
         if not item.names:
@@ -35,7 +40,7 @@ class ReferenceIndex:
         year = None if item.undated else item.year
         same_year = self.by_year.get(year, [])
         candidates = [ref for ref in same_year if _first_author_matches(item, ref)]
-        if not candidates:
+        if not candidates and not strict:
             # Author parsing failed on the entry: the name near the start of the entry will do.
             candidates = [ref for ref in same_year if _name_opens_entry(item.names[0], ref.raw)]
         if not candidates:
