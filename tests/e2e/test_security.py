@@ -313,13 +313,16 @@ def _provoke_logging_of_tokens(stack_url: str, token: str) -> None:
     of an unmatched route, in a query string, on a wrong method, as a revoked-looking token."""
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(base_url=stack_url, timeout=30) as http:
-        assert http.get(f"/v1/sessions/{token}", headers=headers).status_code == 404
-        assert http.get(f"/v1/nowhere/{token}", headers=headers).status_code == 404
-        assert http.patch("/v1/sessions", headers=headers).status_code == 405
-        missing = http.get(f"/v1/runs/{uuid.uuid4()}/events", params={"token": token})
-        assert missing.status_code == 404
-        wrong = {"Authorization": f"Bearer {token}x"}
-        assert http.get("/v1/me", headers=wrong).status_code == 401
+        responses = [
+            (404, http.get(f"/v1/sessions/{token}", headers=headers)),
+            (404, http.get(f"/v1/nowhere/{token}", headers=headers)),
+            (405, http.patch("/v1/sessions", headers=headers)),
+            (404, http.get(f"/v1/runs/{uuid.uuid4()}/events", params={"token": token})),
+            (401, http.get("/v1/me", headers={"Authorization": f"Bearer {token}x"})),
+        ]
+    for status, response in responses:
+        assert response.status_code == status, response.text
+        assert token not in response.text  # and no error echoes it back
 
 
 def _service_logs(stack: DevStack) -> dict[str, str]:
@@ -336,7 +339,8 @@ def test_logs_carry_neither_tokens_nor_document_text(
 ) -> None:
     _provoke_logging_of_tokens(stack_url, alice.token)
     time.sleep(1.0)  # let the services flush what they logged about those requests
-    logs = _service_logs(e2e_stack)
+    metrics = httpx.get(f"{stack_url}/metrics", timeout=30).text
+    logs = {**_service_logs(e2e_stack), "/metrics": metrics}
     # The logs are real: the work on Alice's run was logged, by id.
     assert any(alice.run_id in text for text in logs.values())
     for name, text in logs.items():
@@ -346,3 +350,5 @@ def test_logs_carry_neither_tokens_nor_document_text(
         assert alice.canary not in text, f"document text (the canary) in {name}"
         injection_marker = "Ignore previous instructions"
         assert injection_marker not in text, f"source text in {name}"
+    # Metrics are per route template, never per user or per id.
+    assert alice.run_id not in metrics and alice.session_id not in metrics
