@@ -9,6 +9,7 @@ endpoint with Alice's ids.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import time
@@ -16,9 +17,11 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import asyncpg
 import httpx
 import pytest
 
+from citeproof.auth import create_token, create_user, revoke_token
 from citeproof.devstack import DevStack
 from tests.e2e.badinput import corpus
 from tests.e2e.badinput.api import (
@@ -230,6 +233,69 @@ def test_another_user_gets_404_for_every_endpoint_and_changes_nothing(
         assert [s["id"] for s in listed] == [bob_session]
         assert as_bob.get(f"/v1/sessions/{bob_session}").json()["documents"] == []
         assert _snapshot(as_alice, alice) == before
+
+
+def _revoked_token(database_url: str) -> str:
+    """A real token of a real user, revoked."""
+
+    async def make() -> tuple[uuid.UUID, str]:
+        conn = await asyncpg.connect(database_url)
+        try:
+            user = await create_user(conn, f"revoked-{uuid.uuid4().hex[:8]}")
+            return await create_token(conn, user, label="revoked")
+        finally:
+            await conn.close()
+
+    async def revoke(token_id: uuid.UUID) -> None:
+        conn = await asyncpg.connect(database_url)
+        try:
+            assert await revoke_token(conn, token_id)
+        finally:
+            await conn.close()
+
+    token_id, token = asyncio.run(make())
+    asyncio.run(revoke(token_id))
+    return token
+
+
+def _schema_operations(stack_url: str) -> list[tuple[str, str]]:
+    schema = httpx.get(f"{stack_url}/schema/openapi.json", timeout=30).json()
+    return [
+        (method.upper(), path)
+        for path, operations in schema["paths"].items()
+        for method in operations
+        if method in ("get", "post", "put", "patch", "delete")
+    ]
+
+
+def test_every_v1_route_refuses_missing_wrong_and_revoked_tokens(
+    stack_url: str, database_url: str
+) -> None:
+    revoked = _revoked_token(database_url)
+    bodies = {
+        "/v1/sessions": {"name": "x"},
+        "/v1/sessions/{session_id}/runs": {"thesis_document_id": str(uuid.uuid4())},
+        "/v1/sessions/{session_id}/reference-overrides": {
+            "thesis_document_id": str(uuid.uuid4()),
+            "label": "1",
+            "document_id": None,
+        },
+    }
+    operations = [(m, p) for m, p in _schema_operations(stack_url) if p.startswith("/v1/")]
+    assert len(operations) >= 15
+    with httpx.Client(base_url=stack_url, timeout=30) as http:
+        for method, path in operations:
+            url = re.sub(r"\{[a-z_]+\}", lambda _: str(uuid.uuid4()), path)
+            kwargs: dict = {"json": bodies[path]} if path in bodies and method != "GET" else {}
+            for headers, code in (
+                ({}, "unauthorized"),
+                ({"Authorization": "Bearer cpt_not-a-real-token"}, "invalid_token"),
+                ({"Authorization": f"Bearer {revoked}"}, "invalid_token"),
+                ({"Authorization": f"Basic {revoked}"}, "unauthorized"),
+            ):
+                response = http.request(method, url, headers=headers, **kwargs)
+                assert response.status_code == 401, (method, path, headers, response.text)
+                assert response.json()["code"] == code, (method, path, response.json())
 
 
 def _by_claim(body: dict) -> dict[tuple[str, str], dict]:
