@@ -22,9 +22,15 @@ def test_running_headers_footers_and_page_numbers_are_removed() -> None:
     assert cleaned == [[body] for body in bodies]
 
 
-def test_short_documents_keep_lines_that_merely_look_repeated() -> None:
-    pages = [["Same line here.", "Other."], ["Same line here.", "More."]]
-    assert remove_page_furniture(pages) == pages
+def test_two_page_documents_drop_repeated_edge_lines_and_keep_repeated_body_lines() -> None:
+    def body(page: str) -> list[str]:
+        return [f"Line {word} of page {page}." for word in "one two three four five".split()]
+
+    pages = [
+        ["Same line here.", *body("A")[:3], "Repeated in the body.", *body("A")[3:], "Other."],
+        ["Same line here.", *body("B")[:3], "Repeated in the body.", *body("B")[3:], "More."],
+    ]
+    assert remove_page_furniture(pages) == [page[1:] for page in pages]
 
 
 def test_headings_paragraphs_and_page_continuations() -> None:

@@ -16,9 +16,9 @@ import pytest
 
 pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
 
-from citeproof.parser.extract import ParsedDocument, parse_bytes  # noqa: E402
-from citeproof.parser.settings import ParserSettings  # noqa: E402
-from citeproof.pdfgen import parse_source, render_pdf  # noqa: E402
+from citeproof.parser.extract import ParsedDocument, parse_bytes
+from citeproof.parser.settings import ParserSettings
+from citeproof.pdfgen import parse_source, render_pdf
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 

@@ -33,6 +33,18 @@ class FileFacts(msgspec.Struct, frozen=True):
     first_page_lines: list[tuple[str, float]] = []
 
 
+class LineBox(msgspec.Struct, frozen=True):
+    """Where a PDF line sits and how large it is printed, for page-furniture rules.
+
+    PDF units (1/72 inch), y growing upwards as in PDF user space; `top`/`bottom` are the
+    font's ascent/descent box, so consecutive lines of one paragraph nearly touch.
+    """
+
+    size: float
+    top: float
+    bottom: float
+
+
 class Extraction(msgspec.Struct, frozen=True):
     blocks: list[Block]
     pages: int

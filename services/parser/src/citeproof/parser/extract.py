@@ -37,12 +37,14 @@ class ParsedDocument(msgspec.Struct, frozen=True):
 
 
 def _pdf_blocks(data: bytes, settings: ParserSettings) -> tuple[list[Block], int, FileFacts]:
-    pages, facts = extract_pdf_pages(data, settings.max_pages, settings.min_chars_per_page)
+    pages, top_boxes, facts = extract_pdf_pages(
+        data, settings.max_pages, settings.min_chars_per_page
+    )
     if settings.pdf_engine == "unstructured":
         from citeproof.parser.unstructured_io import partition_pdf_blocks
 
         return partition_pdf_blocks(data), len(pages), facts
-    return lines_to_blocks(remove_page_furniture(pages)), len(pages), facts
+    return lines_to_blocks(remove_page_furniture(pages, top_boxes)), len(pages), facts
 
 
 def parse_bytes(

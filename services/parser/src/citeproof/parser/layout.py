@@ -8,17 +8,33 @@ inside the paragraph chunk; neither loses text.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
+from itertools import pairwise
 
-from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, Block
+from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, Block, LineBox
 
 # How many lines at the top and bottom of a page can hold a running header/footer.
 EDGE_LINES = 3
-# A line that repeats (digits ignored) at a page edge on at least this share of pages is
-# boilerplate, provided the document has enough pages to tell.
+# A line that repeats (page numbers and other digits ignored) at a page edge on this share of
+# the pages is boilerplate; on at most MAX_REPEATS_NEEDED pages whatever the length, so that a
+# chapter's running header ("Chapter 3. Methods" on its 12 pages of 200) goes too; never on
+# fewer than MIN_REPEATS pages.
 REPEAT_SHARE = 0.4
-MIN_PAGES_FOR_REPEATS = 3
+MIN_REPEATS = 2
+MAX_REPEATS_NEEDED = 3
+# A repeated edge line needs this many letters: bare numbers, "(3)" or table cells are content.
+MIN_REPEATED_LETTERS = 3
+# A running header printed once (page 2 of a two-page paper) is told by typography: set smaller
+# than the body lines below it (by at least this many points) and separated from them by at
+# least this many body line pitches of white space. Only from page 2 on: page 1 opens with a
+# title block whose venue and DOI lines matter for metadata.
+HEADER_SIZE_DROP_PT = 0.5
+HEADER_GAP_PITCHES = 1.0
+MAX_HEADER_LINES = 2
+# Body lines measured below a header candidate to learn the page's usual size and line pitch.
+MIN_BODY_LINES_MEASURED = 3
 # A line shorter than this share of the page's typical line ends its paragraph (when it also ends
 # in terminal punctuation): the last line of a justified paragraph is short.
 SHORT_LINE_SHARE = 0.75
@@ -47,29 +63,96 @@ _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 
 
+# Typographic variants that a producer may print differently on different pages.
+_VARIANTS = str.maketrans({"–": "-", "—": "-", "‒": "-", "−": "-", "‐": "-", "’": "'", "…": "..."})
+
+
 def _boilerplate_key(line: str) -> str:
-    return _DIGITS.sub("#", _SPACES.sub(" ", line.strip().lower()))
+    return _DIGITS.sub("#", _SPACES.sub(" ", line.strip().lower().translate(_VARIANTS)))
 
 
-def remove_page_furniture(pages: list[list[str]]) -> list[list[str]]:
-    """Drop running headers/footers (edge lines repeating across pages) and bare page numbers."""
+def _repeated_edge_lines(pages: list[list[str]]) -> set[str]:
+    """Keys of lines that repeat at page edges often enough to be running headers/footers."""
+    if len(pages) < MIN_REPEATS:
+        return set()
     counts: Counter[str] = Counter()
-    if len(pages) >= MIN_PAGES_FOR_REPEATS:
-        for lines in pages:
-            edge = lines[:EDGE_LINES] + lines[-EDGE_LINES:]
-            counts.update({_boilerplate_key(line) for line in edge if line.strip()})
-    threshold = max(2, int(REPEAT_SHARE * len(pages) + 0.999))
-    repeated = {key for key, n in counts.items() if n >= threshold}
-    cleaned: list[list[str]] = []
     for lines in pages:
+        content = [line for line in lines if line.strip()]
+        edge = content[:EDGE_LINES] + content[-EDGE_LINES:]
+        counts.update({_boilerplate_key(line) for line in edge})
+    needed = min(MAX_REPEATS_NEEDED, max(MIN_REPEATS, math.ceil(REPEAT_SHARE * len(pages))))
+    return {
+        key
+        for key, count in counts.items()
+        if count >= needed and sum(char.isalpha() for char in key) >= MIN_REPEATED_LETTERS
+    }
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def _printed_header_lines(lines: list[str], boxes: list[LineBox | None]) -> set[int]:
+    """Indexes of the running header at the top of one page, told by typography alone.
+
+    The header's lines are smaller than the body below them and followed by a gap of at least
+    a body line pitch; lines without a box (blank) and bare page numbers are passed over.
+    """
+    measured = [
+        (index, box)
+        for index, box in enumerate(boxes[: len(lines)])
+        if box is not None and lines[index].strip() and not _PAGE_NUMBER.match(lines[index].strip())
+    ]
+    for header_count in range(1, MAX_HEADER_LINES + 1):
+        header, body = measured[:header_count], measured[header_count:]
+        if len(body) < MIN_BODY_LINES_MEASURED:
+            return set()
+        pitches = [
+            above.bottom - below.bottom
+            for (_, above), (_, below) in pairwise(body)
+            if above.bottom > below.bottom
+        ]
+        if not pitches:
+            return set()
+        body_size = _median([box.size for _, box in body])
+        pitch = _median(pitches)
+        last_header_box, first_body_box = header[-1][1], body[0][1]
+        small = all(box.size <= body_size - HEADER_SIZE_DROP_PT for _, box in header)
+        if not small:
+            return set()
+        gap = last_header_box.bottom - first_body_box.top
+        if gap >= HEADER_GAP_PITCHES * pitch and not any(
+            _CAPTION.match(lines[index].strip()) for index, _ in header
+        ):
+            return {index for index, _ in header}
+    return set()
+
+
+def remove_page_furniture(
+    pages: list[list[str]], top_boxes: list[list[LineBox | None]] | None = None
+) -> list[list[str]]:
+    """Drop running headers/footers and bare page numbers.
+
+    A running header/footer is an edge line repeating across pages (digits ignored), or - with
+    the PDF's line boxes - a header printed once, recognised by its size and the gap below it.
+    """
+    repeated = _repeated_edge_lines(pages)
+    cleaned: list[list[str]] = []
+    for page_index, lines in enumerate(pages):
+        printed_header: set[int] = set()
+        if top_boxes is not None and page_index > 0 and page_index < len(top_boxes):
+            printed_header = _printed_header_lines(lines, top_boxes[page_index])
+        content = [index for index, line in enumerate(lines) if line.strip()]
+        edge = set(content[:EDGE_LINES] + content[-EDGE_LINES:])
         keep: list[str] = []
-        last = len(lines) - 1
         for index, line in enumerate(lines):
-            at_edge = index < EDGE_LINES or index > last - EDGE_LINES
             stripped = line.strip()
-            if not stripped:
+            if not stripped or index in printed_header:
                 continue
-            if at_edge and (_PAGE_NUMBER.match(stripped) or _boilerplate_key(line) in repeated):
+            if index in edge and (
+                _PAGE_NUMBER.match(stripped) or _boilerplate_key(line) in repeated
+            ):
                 continue
             keep.append(stripped)
         cleaned.append(keep)

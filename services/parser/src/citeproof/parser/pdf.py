@@ -10,7 +10,7 @@ import re
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from citeproof.parser.blocks import FileFacts
+from citeproof.parser.blocks import FileFacts, LineBox
 from citeproof.parser.errors import (
     CORRUPT_FILE,
     ENCRYPTED,
@@ -27,6 +27,9 @@ _CONTROLS = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\uff
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Characters of the first page examined for title detection (the title sits near the top).
 _FIRST_PAGE_CHAR_LIMIT = 4000
+# Lines at the top of each page measured (size, position) for running-header detection: enough
+# to see the header and the body's usual line pitch and size below it.
+TOP_LINES_MEASURED = 12
 
 
 def _open(data: bytes) -> pdfium.PdfDocument:
@@ -71,6 +74,53 @@ def _first_page_lines(textpage: pdfium.PdfTextPage) -> list[tuple[str, float]]:
     return [(text, round(size, 1)) for text, size in lines if text]
 
 
+def _char_box(textpage: pdfium.PdfTextPage, char_index: int) -> tuple[float, float] | None:
+    rect = pdfium_c.FS_RECTF()
+    if not pdfium_c.FPDFText_GetLooseCharBox(textpage.raw, char_index, ctypes.byref(rect)):
+        return None
+    return rect.top, rect.bottom
+
+
+def _line_box(textpage: pdfium.PdfTextPage, raw: str, start: int, end: int) -> LineBox | None:
+    """Size and vertical extent of the raw text line ``raw[start:end]`` (None for blank lines).
+
+    The size is the median of the first, middle and last visible characters, so one symbol or
+    superscript does not decide it.
+    """
+    visible = [index for index in range(start, end) if not raw[index].isspace()]
+    if not visible:
+        return None
+    sizes: list[float] = []
+    box: tuple[float, float] | None = None
+    for text_index in (visible[0], visible[len(visible) // 2], visible[-1]):
+        char_index = pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage.raw, text_index)
+        if (
+            char_index < 0
+            or chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, char_index)) != (raw[text_index])
+        ):
+            # Text and char indices disagree (characters outside the BMP): no measurement.
+            return None
+        sizes.append(pdfium_c.FPDFText_GetFontSize(textpage.raw, char_index))
+        box = box or _char_box(textpage, char_index)
+    if box is None:
+        return None
+    return LineBox(size=round(sorted(sizes)[1], 2), top=box[0], bottom=box[1])
+
+
+def _top_line_boxes(textpage: pdfium.PdfTextPage, raw: str) -> list[LineBox | None]:
+    """`LineBox` of each of the first `TOP_LINES_MEASURED` raw lines (as split for `pages`)."""
+    boxes: list[LineBox | None] = []
+    position = 0
+    for match in _LINE_BREAK.finditer(raw):
+        if len(boxes) >= TOP_LINES_MEASURED:
+            return boxes
+        boxes.append(_line_box(textpage, raw, position, match.start()))
+        position = match.end()
+    if len(boxes) < TOP_LINES_MEASURED:
+        boxes.append(_line_box(textpage, raw, position, len(raw)))
+    return boxes
+
+
 def _metadata(document: pdfium.PdfDocument) -> dict[str, str]:
     try:
         info = document.get_metadata_dict(skip_empty=True)
@@ -80,7 +130,8 @@ def _metadata(document: pdfium.PdfDocument) -> dict[str, str]:
 
 
 def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
-    """Lines of every page and the PDF facts. Raises ParseFailure for unusable PDFs."""
+    """Lines of every page, the `LineBox`es of each page's top lines (parallel to its first
+    lines), and the PDF facts. Raises ParseFailure for unusable PDFs."""
     document = _open(data)
     try:
         page_count = len(document)
@@ -93,6 +144,7 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
                 "Split it or upload only the relevant part.",
             )
         pages: list[list[str]] = []
+        top_boxes: list[list[LineBox | None]] = []
         first_lines: list[tuple[str, float]] = []
         visible = 0
         for index in range(page_count):
@@ -102,6 +154,7 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
                 raw = textpage.get_text_range()
                 if index == 0:
                     first_lines = _first_page_lines(textpage)
+                top_boxes.append(_top_line_boxes(textpage, raw))
             except pdfium.PdfiumError as exc:
                 raise ParseFailure(
                     CORRUPT_FILE, f"Page {index + 1} of the PDF is damaged and cannot be read."
@@ -115,6 +168,7 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
                 "The PDF has no text layer (it looks scanned or consists of images); run OCR on "
                 "it (e.g. ocrmypdf) and upload the result.",
             )
-        return pages, FileFacts(info=_metadata(document), first_page_lines=first_lines)
+        facts = FileFacts(info=_metadata(document), first_page_lines=first_lines)
+        return pages, top_boxes, facts
     finally:
         document.close()
