@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import structlog
 from litestar import Litestar, MediaType, Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import HTTPException, SerializationException, ValidationException
 from litestar.openapi import ResponseSpec
 
 log = structlog.get_logger("citeproof.api")
@@ -108,7 +108,11 @@ def handle_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -
         lowered = (exc.detail or "").lower()
         if status == 400 and "multipart" in lowered:
             code = "malformed_multipart"
-        elif status == 400 and ("json" in lowered or "decode" in lowered):
+        elif status == 400 and (
+            isinstance(exc.__cause__, SerializationException)
+            or "json" in lowered
+            or "decode" in lowered
+        ):
             code = "malformed_json"
     if status >= 500:
         log.error("http.error", status=status, path=request.url.path, error=exc.detail)
@@ -117,6 +121,9 @@ def handle_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -
 
 
 def handle_unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if isinstance(exc, RecursionError) and request.method in ("POST", "PUT", "PATCH"):
+        # msgspec gives up on absurdly nested JSON with a RecursionError, not a DecodeError.
+        return error_response(400, "malformed_json", "The JSON body is nested too deeply.")
     log.exception(
         "http.unexpected_error",
         method=request.method,

@@ -122,7 +122,8 @@ def _start_part(
                 413, "too_many_files", f"At most {max_files} files can be sent in one upload."
             )
         upload = UploadedFile(
-            filename=sanitize_filename(segment.filename), content_type=segment.content_type
+            filename=sanitize_filename(segment.filename),
+            content_type=_declared_type(segment.content_type),
         )
         files.append(upload)
         return upload, hashlib.sha256()
@@ -164,3 +165,15 @@ def _checked_files(files: list[UploadedFile]) -> list[UploadedFile]:
     if not files:
         raise ApiError(422, "no_files", "Send at least one file in a 'files' part.")
     return files
+
+
+MAX_DECLARED_TYPE_CHARS = 255
+
+
+def _declared_type(raw: str | None) -> str | None:
+    """A part's Content-Type is only a hint for the parser: keep it only when it is sane."""
+    if not raw or len(raw) > MAX_DECLARED_TYPE_CHARS:
+        return None
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in raw):
+        return None
+    return raw

@@ -10,8 +10,10 @@ import msgspec
 
 from citeproof.api.documents.schemas import DocumentSummary
 
-SessionName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-ReferenceLabel = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+# PostgreSQL text cannot hold U+0000: refuse it as invalid input instead of failing the insert.
+NO_NUL = r"^[^\x00]*$"
+SessionName = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=NO_NUL)]
+ReferenceLabel = Annotated[str, msgspec.Meta(min_length=1, max_length=200, pattern=NO_NUL)]
 
 
 class SessionCreate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
