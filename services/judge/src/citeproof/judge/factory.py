@@ -1,21 +1,7 @@
-"""Builds the judge backend chosen by settings."""
+"""Builds the judge backend chosen by settings (kept for ``__main__``; one implementation)."""
 
 from __future__ import annotations
 
-from citeproof.contracts.judging import JudgeBackend
-from citeproof.judge.settings import JudgeSettings
+from citeproof.judge.backend import build_backend
 
-
-def build_backend(settings: JudgeSettings) -> JudgeBackend:
-    if settings.backend == "llm":
-        from citeproof.judge.llm import LlmBackend
-
-        return LlmBackend(settings)
-    from citeproof.judge.local import LocalBackend
-
-    return LocalBackend(
-        settings.resolved_local_model_path(),
-        abstain_below=settings.local_abstain_below,
-        max_passages=settings.max_passages,
-        max_passage_chars=settings.max_passage_chars,
-    )
+__all__ = ["build_backend"]
