@@ -93,3 +93,14 @@ def test_docx_core_properties() -> None:
     meta = parse_bytes(out.getvalue(), "t.docx", None, ParserSettings()).meta
     assert meta.title == "Evidence Retrieval for Theses"
     assert meta.authors == ["Grace Hopper"]
+
+
+def test_year_from_the_articles_own_citation_line_beats_years_in_prose() -> None:
+    for first_page, year in [
+        ("A Title\nAna Souza\nUrban Climate Letters 14(2), 101–118, 2021\nDOI: 10.5555/x", 2021),
+        ("A Title\nAna Souza\nJournal of Things 31 (2019) 45–60\nReceived May 2017.", 2019),
+        ("A Title\nUrban Letters 12(3), 155–170, 2019\nThe journal printed in July 2016.", 2019),
+        ("A Title\nBuilding and Environment Reports 9, 377–392, 2020\nAbstract", 2020),
+    ]:
+        info = {"CreationDate": "D:20000101000000"}
+        assert extract_metadata(FileFacts(info=info), [], first_page).year == year

@@ -22,6 +22,13 @@ _CONTEXT_YEAR = re.compile(
     r"workshop|symposium|transactions|preprint)[^\n]{0,80}?\b((?:19|20)\d{2})\b",
     re.IGNORECASE,
 )
+# The article's own citation line under the title: "Urban Climate Letters 14(2), 101–118, 2021",
+# "Reports 9, 377–392, 2020" or "... 14 (2021) 101–118". Checked before the looser context
+# words, which also catch years in prose ("received in July 2016").
+_CITATION_LINE_YEAR = re.compile(
+    r"\b\d{1,4}(?:\s?\(\d{1,3}\),?|,)\s+(?:pp\.\s*)?\d{1,6}\s*[-–]\s*\d{1,6},?\s+((?:19|20)\d{2})\b|"
+    r"\b\d{1,4}\s+\(((?:19|20)\d{2})\)\s+\d{1,6}\s*[-–]\s*\d{1,6}\b"
+)
 _PDF_DATE_YEAR = re.compile(r"^D?:?((?:19|20)\d{2})")
 _JUNK_TITLE = re.compile(
     r"(?:^microsoft (?:word|powerpoint)|\.(?:pdf|docx?|tex|dvi|ps|indd)$|^untitled|^document\d*$|"
@@ -121,6 +128,9 @@ def _year(first_page: str, info: dict[str, str]) -> int | None:
     arxiv = _ARXIV_ID.search(first_page)
     if arxiv:
         return 2000 + int(arxiv.group(1))
+    citation_line = _CITATION_LINE_YEAR.search(first_page)
+    if citation_line:
+        return int(citation_line.group(1) or citation_line.group(2))
     context = _CONTEXT_YEAR.search(first_page)
     if context:
         return int(context.group(1))
