@@ -12,9 +12,30 @@ import asyncpg
 import pytest
 
 from citeproof.auth import create_token, create_user
+from citeproof.db.migrate import apply_migrations
 from citeproof.devstack import DevStack
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def database_url(database_url: str) -> Iterator[str]:
+    """The end-to-end stack gets a database of its own: its live workers must never claim
+    rows that integration tests insert and drive themselves in the session's database."""
+    from tests.conftest import _with_database
+
+    name = f"citeproof_e2e_{uuid.uuid4().hex[:8]}"
+
+    async def create() -> None:
+        conn = await asyncpg.connect(database_url)
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+        await apply_migrations(_with_database(database_url, name))
+
+    asyncio.run(create())
+    yield _with_database(database_url, name)
 
 
 @pytest.fixture(scope="session")
