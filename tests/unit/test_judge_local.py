@@ -128,3 +128,9 @@ def test_cue_helpers() -> None:
     assert cues.DIRECTION_OF[flipped.split()[2]] == (0, 1)
     assert cues.flipped("Vaccines work.") is None
     assert cues.content_stems("The infections rose") == {"infection", "rose"}
+    evidence = cues.tokens("Higher UV levels were associated with lower COVID-19 growth rates.")
+    opposite = cues.tokens("UV is associated with higher COVID-19 growth rates.")
+    same = cues.tokens("UV is associated with lower COVID-19 growth rates.")
+    # "higher" appears in the evidence too, but about UV levels, not about growth rates.
+    assert cues.local_direction_votes(opposite, evidence)[1] == 1
+    assert cues.local_direction_votes(same, evidence)[1] == 0

