@@ -9,7 +9,7 @@ import uuid
 import asyncpg
 import pytest
 
-from citeproof.queue import QueueSettings, TaskContext, Worker, run_once
+from citeproof.queue import QueueSettings, TaskContext, TerminalOutcome, Worker, run_once
 from citeproof.queue._executor import execute
 from citeproof.queue._sql import CLAIM
 from citeproof.queue._sweeper import sweep_expired
@@ -260,3 +260,15 @@ async def test_a_planner_that_lost_its_lease_cannot_fan_out_again(pool, service)
     assert await task_citations(pool, run) == planned
     row = await _run_row(pool, run)
     assert (row["worker_id"], row["tasks_total"]) == ("planner-b", 4)
+
+
+async def test_a_run_whose_planning_dies_is_failed_not_left_waiting(pool, service) -> None:
+    *_, run = await _world(pool)
+    async with pool.acquire() as conn, conn.transaction():
+        row = await conn.fetchrow("SELECT * FROM runs WHERE id = $1", run)
+        await service.planner.on_terminal(
+            conn, row, TerminalOutcome("dead", "internal_error", "linker crashed")
+        )
+    row = await _run_row(pool, run)
+    assert row["status"] == "failed"
+    assert "linker crashed" in row["message"]

@@ -132,13 +132,16 @@ class DocumentIndex:
             text = row["text"]
             text_chars += len(text)
             chunk_ids.append(int(row["id"]))
-            chunk_tokens.append(tokenize(text))
             first_unit = len(units)
+            tokens_of_chunk: list[str] = []
             for start, end in split_units(text, min_chars, max_chars):
                 page = page_at(row["char_start"] + start, page_starts, row["page_start"],
                                row["page_end"])  # fmt: skip
                 units.append(Unit(chunk=chunk_index, text=text[start:end], page=page))
                 unit_tokens.append(tokenize(text[start:end]))
+                tokens_of_chunk.extend(unit_tokens[-1])
+            # The units cover the chunk's text, so its tokens are theirs (tokenised once).
+            chunk_tokens.append(tokens_of_chunk)
             chunk_units.append(range(first_unit, len(units)))
         return cls(
             user_id=user_id,

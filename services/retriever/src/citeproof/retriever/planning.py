@@ -19,7 +19,7 @@ import msgspec
 
 from citeproof.contracts.thesis import LINK_EXPLICIT, LinkResult, Reference, SourceMeta
 from citeproof.linking import link_reference
-from citeproof.queue import TaskContext, notify
+from citeproof.queue import TaskContext, TerminalOutcome, notify
 from citeproof.retriever.query import strip_markers, word_count
 from citeproof.retriever.settings import RetrieverSettings
 
@@ -89,6 +89,12 @@ WHERE id = $1
 """
 
 RUN_STATUS = "SELECT status FROM runs WHERE id = $1"
+
+# A run whose planning can never succeed must say so instead of waiting forever.
+FAIL_RUN = """
+UPDATE runs SET status = 'failed', message = $2
+WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')
+"""
 
 RATIONALE = {
     "no_reference": "The citation marker matches no entry of the reference list.",
@@ -272,6 +278,15 @@ class Planner:
             tasks=len(plan.tasks),
             **{f"verdicts_{label}": n for label, n in plan.counts.items()},
         )
+
+    async def on_terminal(
+        self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
+    ) -> None:
+        if outcome.state not in ("failed", "dead"):
+            return
+        message = f"planning failed: {outcome.error_detail or outcome.error_code or 'unknown'}"
+        await conn.execute(FAIL_RUN, row["id"], message[:500])
+        await notify(conn, EVENTS_CHANNEL, str(row["id"]))
 
     async def _finish(
         self, ctx: TaskContext, plan: Plan | None, *, status: str, message: str | None

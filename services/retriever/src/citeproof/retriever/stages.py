@@ -108,7 +108,13 @@ class RetrieverService:
 
     @property
     def plan_stage(self) -> Stage:
-        return Stage(name="plan", table="runs", channel=RETRIEVE_CHANNEL, handler=self.planner)
+        return Stage(
+            name="plan",
+            table="runs",
+            channel=RETRIEVE_CHANNEL,
+            handler=self.planner,
+            on_terminal=self.planner.on_terminal,
+        )
 
     @property
     def retrieve_stage(self) -> Stage:

@@ -35,5 +35,7 @@ def stem(word: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    folded = fold_diacritics(dehyphenate(text)).lower()
+    text = dehyphenate(text)
+    # Folding walks every character in Python; pure-ASCII text (most of it) has nothing to fold.
+    folded = (text if text.isascii() else fold_diacritics(text)).lower()
     return [stem(tok) for tok in _TOKEN.findall(folded) if tok not in STOP_WORDS]
