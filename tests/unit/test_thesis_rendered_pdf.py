@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from uuid import UUID, uuid4
 
 import pytest
 
 pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
 
+from citeproof.contracts.thesis import SourceMeta
+from citeproof.linking import link_references
 from citeproof.parser.extract import ParsedDocument, parse_bytes
 from citeproof.parser.settings import ParserSettings
 from citeproof.pdfgen import parse_source, render_pdf
@@ -84,3 +87,33 @@ def test_rendered_author_year_list_keeps_each_entry_and_its_doi_apart() -> None:
         assert len(re.findall(r"\(\d{4}\)\.", ref.raw)) == 1, ref.raw
         assert len(ref.raw) < 300
         assert flat(document.text[ref.char_start : ref.char_end]) == flat(ref.raw)
+
+
+@pytest.mark.parametrize("corpus", ["demo", "demo-authoryear"])
+def test_every_listed_reference_links_to_its_rendered_source(corpus: str) -> None:
+    """Thesis entries -> uploaded sources with the parser's own metadata (the retriever links
+    them when a run is planned); references without an upload stay unlinked."""
+    document, expected = parsed_thesis(corpus)
+    sources: list[SourceMeta] = []
+    source_names: dict[UUID, str] = {}
+    for name in sorted(path for path in expected["sources"].values() if path):
+        spec = parse_source((SAMPLES / corpus / name).read_text(encoding="utf-8"))
+        source = parse_bytes(render_pdf(spec), "source.pdf", None, ParserSettings())
+        document_id = uuid4()
+        source_names[document_id] = name
+        sources.append(
+            SourceMeta(
+                document_id=document_id,
+                title=source.meta.title,
+                authors=source.meta.authors,
+                year=source.meta.year,
+                doi=source.meta.doi,
+                first_page_text=source.text[: source.page_starts[1]],
+            )
+        )
+    links = link_references(document.analysis.references, sources)
+    linked = {
+        label: source_names[link.document_id] if link.document_id else None
+        for label, link in links.items()
+    }
+    assert linked == expected["sources"]
