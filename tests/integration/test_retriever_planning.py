@@ -4,6 +4,7 @@ verdicts the pipeline decides by itself (source_missing, source_unreadable, not_
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 
 import asyncpg
@@ -272,3 +273,18 @@ async def test_a_run_whose_planning_dies_is_failed_not_left_waiting(pool, servic
     row = await _run_row(pool, run)
     assert row["status"] == "failed"
     assert "linker crashed" in row["message"]
+
+
+async def test_a_run_with_nothing_checkable_completes_with_its_verdicts(pool, service) -> None:
+    user = await new_user(pool)
+    session = await new_session(pool, user)
+    thesis = await add_thesis(
+        pool, user, REFERENCES, [CITES[2], CITES[4]], session_id=session
+    )  # [3] has no source, [9] no reference entry
+    run = await create_run(pool, user, session, thesis.document_id, [])
+    await run_once(pool, service.plan_stage)
+    row = await _run_row(pool, run)
+    assert (row["status"], row["tasks_total"], row["citations_total"]) == ("completed", 0, 2)
+    assert row["message"] == "no citation could be checked against an uploaded source"
+    assert set((await verdict_labels(pool, run)).values()) == {"source_missing"}
+    assert json.loads(row["counts"]) == {"source_missing": 2}

@@ -28,6 +28,7 @@ EVENTS_CHANNEL: Final = "citeproof_events"
 # Written on verdicts decided by the pipeline itself, not by a judge backend.
 PIPELINE_BACKEND: Final = "pipeline"
 NO_CITATIONS_MESSAGE: Final = "no citations found"
+NOTHING_CHECKABLE_MESSAGE: Final = "no citation could be checked against an uploaded source"
 
 SOURCE_MISSING: Final = "source_missing"
 SOURCE_UNREADABLE: Final = "source_unreadable"
@@ -268,7 +269,7 @@ class Planner:
         if plan.tasks:
             status, message = "retrieving", None
         elif plan.citations_total:
-            status, message = "completed", None
+            status, message = "completed", NOTHING_CHECKABLE_MESSAGE
         else:
             status, message = "completed", NO_CITATIONS_MESSAGE
         await self._finish(ctx, plan, status=status, message=message)
