@@ -8,6 +8,9 @@ from citeproof.settings import Settings, doc
 DEFAULT_BATCH_SIZE = 64
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
+# Two parser processes share the reference machine's two cores: one thread each, no
+# oversubscription (measured in bench/embed.py; docs/adr/0010-embedding-runtime.md).
+DEFAULT_THREADS = 1
 
 
 class EmbeddingSettings(Settings, frozen=True, kw_only=True):
@@ -16,10 +19,45 @@ class EmbeddingSettings(Settings, frozen=True, kw_only=True):
     backend: Annotated[
         Literal["local", "openai"],
         doc(
-            "`local`: all-MiniLM-L6-v2 on CPU, offline. "
-            "`openai`: an OpenAI-compatible /v1/embeddings."
+            "`local`: all-MiniLM-L6-v2 on CPU, offline (runtime chosen by "
+            "CITEPROOF_EMBEDDINGS_RUNTIME). `openai`: an OpenAI-compatible /v1/embeddings."
         ),
     ] = "local"
+    runtime: Annotated[
+        Literal["onnx", "torch"],
+        doc(
+            "Runtime of the `local` backend. `onnx`: ONNX Runtime on a graph exported once from "
+            "the packaged model and cached (CITEPROOF_EMBEDDINGS_CACHE_DIR). `torch`: "
+            "sentence-transformers on torch fp32 (the reference; slower). Every service that "
+            "shares a database must use the same runtime and precision: stored chunk vectors "
+            "and query vectors are compared with each other."
+        ),
+    ] = "onnx"
+    precision: Annotated[
+        Literal["int8", "fp32"],
+        doc(
+            "Weights of the `onnx` runtime. `int8`: dynamic int8 quantisation (per-channel "
+            "weights), ~2x faster than fp32 on CPU, cosine > 0.98 to torch fp32. `fp32`: same "
+            "numbers as torch."
+        ),
+    ] = "int8"
+    threads: Annotated[
+        int,
+        doc(
+            "Intra-op CPU threads per process for the `local` backend (0 = the runtime's "
+            "default, all cores). Keep processes x threads <= cores.",
+            ge=0,
+        ),
+    ] = DEFAULT_THREADS
+    cache_dir: Annotated[
+        str | None,
+        doc(
+            "Where the `onnx` runtime keeps its exported models (one subdirectory per model "
+            "hash; built on first use, atomically, safe with concurrent processes). Default: "
+            "$XDG_CACHE_HOME/citeproof/onnx or ~/.cache/citeproof/onnx. Must be writable, or "
+            "pre-built with `python -m citeproof.embeddings.onnx_build`."
+        ),
+    ] = None
     url: Annotated[
         str | None, doc("Base URL of the OpenAI-compatible API (e.g. https://api.openai.com/v1).")
     ] = None

