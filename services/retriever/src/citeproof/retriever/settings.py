@@ -1,5 +1,5 @@
-"""Retriever settings. Defaults are the values measured best on Check-COVID dev
-(bench/retrieval.py, docs/adr/0005-retrieval.md)."""
+"""Retriever settings. The fusion defaults were chosen on Check-COVID dev (bench/retrieval.py,
+docs/adr/0005b-retrieval.md); the others are reasoned defaults, noted where they are defined."""
 
 from __future__ import annotations
 
