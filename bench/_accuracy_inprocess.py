@@ -107,7 +107,9 @@ def judge_controls(
     return InProcessResult(
         controls=controls,
         judge_on_gold_claims=on_gold,
-        judge_on_gold_evidence=accuracy_judge.score(dev_gold, dev_v) if dev_gold else None,
+        judge_on_gold_evidence=(
+            {**accuracy_judge.score(dev_gold, dev_v), "model": backend.model} if dev_gold else None
+        ),
         backend=backend.name,
         model=backend.model,
     )

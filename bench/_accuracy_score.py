@@ -151,8 +151,8 @@ def baselines(golds: Sequence[str]) -> dict[str, dict]:
     counts = Counter(golds)
     majority = max(LABELS, key=lambda label: (counts[label], -LABELS.index(label)))
     return {
-        f"majority class ({majority})": score(golds, [majority] * len(golds)),
-        "always supported": score(golds, [SUPPORTED] * len(golds)),
+        f"baseline: majority ({majority})": score(golds, [majority] * len(golds)),
+        "baseline: always supported": score(golds, [SUPPORTED] * len(golds)),
     }
 
 
@@ -189,6 +189,9 @@ class Diagnosis(msgspec.Struct, frozen=True, kw_only=True):
     downgraded: int
     """Verdicts downgraded because their quote was not verbatim in the evidence."""
     non_verdicts: dict[str, int]
+    pipeline_right_judge_wrong_on_gold: int | None
+    """Own-abstract claims the pipeline got right although the judge is wrong on the gold
+    sentences alone (more context helps the judge): the other side of the retrieval bucket."""
     examples: list[dict]
     """A few wrong cases per stage, for reading."""
 
@@ -272,5 +275,14 @@ def diagnose(
         ),
         downgraded=sum(1 for o in found if downgrades.get(o.citation_id or -1)),
         non_verdicts=dict(Counter(o.predicted for o in outcomes if o.scored == FAILURE)),
+        pipeline_right_judge_wrong_on_gold=None
+        if judge_on_gold is None
+        else sum(
+            1
+            for o in outcomes
+            if o.claim.key in judge_on_gold
+            and o.scored == o.claim.gold
+            and judge_on_gold[o.claim.key] != o.claim.gold
+        ),
         examples=[{"stage": s, **e} for s, bucket in examples.items() for e in bucket],
     )

@@ -69,12 +69,16 @@ RUN_TIMEOUT_S: Final = 1500.0
 OUTCOME_FILE: Final = "stack_outcome.json"
 
 
-def judge_alone_from_file(data_sha256: str) -> dict | None:
-    """The judge engineer's figure, if it was measured on these data files."""
+def judge_alone_from_file(data_sha256: str, model: str | None) -> dict | None:
+    """The judge engineer's figure, if it was measured on these data files with the model that
+    judged in the stack."""
     if not JUDGE_RESULT.exists():
         return None
     stored = json.loads(JUDGE_RESULT.read_text())
     if stored.get("data_sha256") != data_sha256 or "judge_on_gold_evidence" not in stored:
+        return None
+    if model is None or stored.get("model") != model:
+        print(f"{JUDGE_RESULT.name} is for model {stored.get('model')}, not {model}", flush=True)
         return None
     return {
         **stored["judge_on_gold_evidence"],
@@ -103,21 +107,21 @@ def _verdict_model(reports: dict[str, dict]) -> str | None:
 
 
 def print_results(rows: dict[str, dict], baseline: str) -> None:
-    columns = [
-        common.Column("macro_f1", "macro-F1", 3),
-        common.Column("accuracy", "accuracy", 3),
-        *(common.Column(f"f1_{label}", f"F1 {label}", 3) for label in LABELS),
-    ]
+    columns = [common.Column("macro_f1", "macro-F1", 3), common.Column("accuracy", "accuracy", 3)]
     flat = {
-        name: {
-            "macro_f1": r["macro_f1"],
-            "accuracy": r.get("accuracy", float("nan")),
-            **{f"f1_{label}": r["per_class"][label]["f1"] for label in LABELS},
-        }
+        name: {"macro_f1": r["macro_f1"], "accuracy": r.get("accuracy", float("nan"))}
         for name, r in rows.items()
     }
     print()
     common.print_table(flat, columns, baseline, title="Check-COVID dev, three labels:")
+    width = max(len(name) for name in rows)
+    print("\nF1 per class:")
+    print(" " * width + "".join(f"{label:>15}" for label in LABELS))
+    for name, r in rows.items():
+        print(
+            f"{name:<{width}}"
+            + "".join(f"{r['per_class'][label]['f1']:>15.3f}" for label in LABELS)
+        )
 
 
 def print_confusion(result: dict) -> None:
@@ -198,15 +202,21 @@ def main() -> int:
     stack_seconds = time.perf_counter() - started
 
     data_sha256 = files_sha256(args.claims, args.corpus)
-    judge_alone = None if args.recompute_judge else judge_alone_from_file(data_sha256)
+    judge_alone = (
+        None
+        if args.recompute_judge
+        else judge_alone_from_file(data_sha256, _verdict_model(outcome.reports))
+    )
     controls = None
     if not args.no_controls:
         print("judging the same claims in-process (controls for the diagnosis)...", flush=True)
         from _accuracy_inprocess import judge_controls  # the embedder loads only now
 
+        controls_started = time.perf_counter()
         controls = judge_controls(
             [o.claim for o in outcomes], corpus, rows if judge_alone is None else None
         )
+        print(f"controls judged in {time.perf_counter() - controls_started:.1f} s", flush=True)
         if judge_alone is None:
             judge_alone = {**(controls.judge_on_gold_evidence or {}), "from": "computed here"}
     if judge_alone is None:
@@ -224,6 +234,7 @@ def main() -> int:
         "pipeline": pipeline,
         "judge_on_gold_evidence": judge_alone,
         "controls": controls.controls if controls else {},
+        "controls_model": controls.model if controls else None,
         "baselines": baselines(golds),
         "diagnosis": msgspec.to_builtins(diagnosis),
         "runs": {
@@ -255,7 +266,7 @@ def main() -> int:
     }
 
     table = {
-        **{f"baseline: {name}": r for name, r in result["baselines"].items()},
+        **{name: r for name, r in result["baselines"].items()},
         "pipeline (whole stack)": pipeline,
         **{
             f"control: judge on {name.replace('_', ' ')}": r
@@ -277,6 +288,11 @@ def main() -> int:
     print("wrong verdicts by the first stage that went wrong:")
     for stage, count in diagnosis.stage_counts.items():
         print(f"  {count:>4}  {stage}")
+    if diagnosis.pipeline_right_judge_wrong_on_gold is not None:
+        print(
+            f"  (and {diagnosis.pipeline_right_judge_wrong_on_gold} own-abstract claims the "
+            "pipeline got right although the judge is wrong on their gold sentences alone)"
+        )
     verdict = "meets" if pipeline["macro_f1"] >= TARGET_MACRO_F1 else "BELOW"
     print(f"\npipeline macro-F1 {pipeline['macro_f1']:.3f} {verdict} the target {TARGET_MACRO_F1}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
