@@ -2,26 +2,23 @@
 
 Everything a task changes commits in the task's completing transaction: the verdict, the
 cache entry, the run's counters and — for whichever task is last, whatever crashed before —
-the run's completion. The run row is updated with a single UPDATE ... RETURNING, so
-concurrent judges serialise on its row lock and exactly one of them sees the final count.
+the run's completion (`citeproof.verdicts.record_final_verdict`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import asyncpg
 import msgspec
 
 from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
 from citeproof.judge.quotes import verify_quote
-from citeproof.queue import Stage, TaskContext, TerminalOutcome, notify
+from citeproof.queue import Stage, TaskContext, TerminalOutcome
+from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict, record_final_verdict
 
 STAGE_NAME = "judge"
 JUDGE_CHANNEL = "citeproof_judge"
-EVENTS_CHANNEL = "citeproof_events"
-TERMINAL_RUN_STATUSES = ("completed", "cancelled", "failed")
 
 SELECT_CITATION = """
 SELECT c.claim_text, c.context_text, r.status AS run_status
@@ -47,35 +44,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 ON CONFLICT (cache_key) DO NOTHING
 """
 
-# ON CONFLICT: a verdict written by a task whose completion committed is final; nothing can
-# write a second one for the same (run, citation).
-INSERT_VERDICT = """
-INSERT INTO verdicts (run_id, citation_id, label, confidence, rationale, quote, quote_page,
-    backend, model, prompt_version, latency_ms, prompt_tokens, completion_tokens,
-    downgraded_from, downgrade_reason, cached)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-ON CONFLICT (run_id, citation_id) DO NOTHING
-RETURNING label
-"""
-
-COUNT_JUDGED = """
-UPDATE runs SET judged = judged + 1
-WHERE id = $1
-RETURNING judged, tasks_total, status
-"""
-
-# Counts are recomputed from the verdicts themselves (planner-written non-verdicts
-# included), so they can never drift from what the report shows.
-COMPLETE_RUN = """
-UPDATE runs
-SET status = 'completed', finished_at = now(),
-    counts = coalesce((SELECT jsonb_object_agg(label, n)
-                       FROM (SELECT label, count(*) AS n FROM verdicts
-                             WHERE run_id = $1 GROUP BY label) per_label), '{}'::jsonb)
-WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')
-RETURNING id
-"""
-
 
 def cache_key(request: JudgeRequest, backend: JudgeBackend) -> bytes:
     """Same claim, context, evidence, backend, model and prompt version → same verdict."""
@@ -94,26 +62,6 @@ def cache_key(request: JudgeRequest, backend: JudgeBackend) -> bytes:
 
 def _verdict_from_row(row: asyncpg.Record) -> Verdict:
     return Verdict(latency_ms=0.0, **dict(row))
-
-
-async def record_verdict(
-    conn: asyncpg.Connection, run_id: Any, citation_id: int, verdict: Verdict, *, cached: bool
-) -> None:
-    """Write a judge task's verdict, count it, and complete the run if it was the last."""
-    inserted = await conn.fetchval(
-        INSERT_VERDICT, run_id, citation_id, verdict.label, verdict.confidence,
-        verdict.rationale, verdict.quote, verdict.quote_page, verdict.backend, verdict.model,
-        verdict.prompt_version, verdict.latency_ms, verdict.prompt_tokens,
-        verdict.completion_tokens, verdict.downgraded_from, verdict.downgrade_reason, cached,
-    )  # fmt: skip
-    if inserted is None:
-        return
-    progress = await conn.fetchrow(COUNT_JUDGED, run_id)
-    if progress["judged"] >= progress["tasks_total"] and (
-        progress["status"] not in TERMINAL_RUN_STATUSES
-    ):
-        await conn.fetchval(COMPLETE_RUN, run_id)
-    await notify(conn, EVENTS_CHANNEL, str(run_id))
 
 
 class JudgeStage:
@@ -161,7 +109,7 @@ class JudgeStage:
                     verdict.prompt_version, verdict.prompt_tokens, verdict.completion_tokens,
                     verdict.downgraded_from, verdict.downgrade_reason,
                 )  # fmt: skip
-            await record_verdict(conn, run_id, citation_id, verdict, cached=cached)
+            await record_final_verdict(conn, run_id, citation_id, verdict, cached=cached)
         ctx.log.info("judge.verdict", label=verdict.label, cached=cached)
 
     async def on_terminal(
@@ -170,22 +118,13 @@ class JudgeStage:
         if outcome.state not in ("failed", "dead"):
             return
         # A task that can never be judged must not hold its run back.
-        verdict = Verdict(
-            label="judge_error",
-            confidence=0.0,
-            rationale=f"The judge failed on this citation: {outcome.error_detail or 'unknown'}"[
-                :500
-            ],
-            quote=None,
-            quote_page=None,
+        verdict = failure_verdict(
+            "judge_error",
+            f"The judge failed on this citation: {outcome.error_detail or 'unknown'}",
             backend=self.backend.name,
             model=self.backend.model,
-            prompt_version=self.backend.prompt_version,
-            latency_ms=0.0,
-            prompt_tokens=0,
-            completion_tokens=0,
         )
-        await record_verdict(conn, row["run_id"], row["citation_id"], verdict, cached=False)
+        await record_final_verdict(conn, row["run_id"], row["citation_id"], verdict)
 
 
 def _no_evidence(backend: JudgeBackend) -> Verdict:

@@ -21,10 +21,10 @@ from citeproof.retriever.query import build_query, strip_markers
 from citeproof.retriever.retrieval import EvidencePassage, Retriever
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.settings import load
+from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict, record_final_verdict
 
 JUDGE_CHANNEL: Final = "citeproof_judge"
 RETRIEVER_BACKEND: Final = "retriever"
-TERMINAL_RUN_STATUSES: Final = ("completed", "cancelled", "failed")
 
 SELECT_CITATION = """
 SELECT c.claim_text, c.claim_start, c.claim_end, c.context_text, c.document_id, r.status
@@ -58,31 +58,6 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 INSERT_JUDGE_TASK = """
 INSERT INTO judge_tasks (run_id, citation_id, user_id) VALUES ($1, $2, $3)
 ON CONFLICT (run_id, citation_id) DO NOTHING
-"""
-
-# A retrieval that can never succeed must not hold its run back: it gets a `judge_error`
-# verdict (the pipeline could not produce one) and counts as judged. The completion mirrors
-# the judge's (citeproof.judge.stage.record_verdict) so that whichever finishes last completes.
-INSERT_FAILED_VERDICT = """
-INSERT INTO verdicts (run_id, citation_id, label, confidence, rationale, backend)
-VALUES ($1, $2, 'judge_error', 0, $3, $4)
-ON CONFLICT (run_id, citation_id) DO NOTHING
-RETURNING label
-"""
-
-COUNT_FAILED = """
-UPDATE runs SET retrieved = retrieved + 1, judged = judged + 1
-WHERE id = $1
-RETURNING judged, tasks_total, status
-"""
-
-COMPLETE_RUN = """
-UPDATE runs
-SET status = 'completed', finished_at = now(),
-    counts = coalesce((SELECT jsonb_object_agg(label, n)
-                       FROM (SELECT label, count(*) AS n FROM verdicts
-                             WHERE run_id = $1 GROUP BY label) per_label), '{}'::jsonb)
-WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')
 """
 
 
@@ -174,19 +149,16 @@ class RetrieverService:
     ) -> None:
         if outcome.state not in ("failed", "dead"):
             return
-        rationale = f"Retrieval failed for this citation: {outcome.error_detail or 'unknown'}"
-        inserted = await conn.fetchval(
-            INSERT_FAILED_VERDICT, row["run_id"], row["citation_id"], rationale[:500],
-            RETRIEVER_BACKEND,
-        )  # fmt: skip
-        if inserted is None:
-            return
-        progress = await conn.fetchrow(COUNT_FAILED, row["run_id"])
-        if progress["judged"] >= progress["tasks_total"] and (
-            progress["status"] not in TERMINAL_RUN_STATUSES
-        ):
-            await conn.execute(COMPLETE_RUN, row["run_id"])
-        await notify(conn, EVENTS_CHANNEL, str(row["run_id"]))
+        # A retrieval that can never succeed must not hold its run back: the citation gets a
+        # `judge_error` verdict (the pipeline could not produce one) and counts as judged.
+        verdict = failure_verdict(
+            "judge_error",
+            f"Retrieval failed for this citation: {outcome.error_detail or 'unknown'}",
+            backend=RETRIEVER_BACKEND,
+        )
+        await record_final_verdict(
+            conn, row["run_id"], row["citation_id"], verdict, before_judge=True
+        )
 
 
 _service: RetrieverService | None = None
