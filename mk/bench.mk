@@ -18,4 +18,4 @@ bench: setup
 # on one fresh embedded PostgreSQL; options: `make bench-queue BENCH_QUEUE_ARGS="--tasks 20000"`.
 BENCH_QUEUE_ARGS ?=
 bench-queue: setup
-	$(PY) bench/queue.py $(BENCH_QUEUE_ARGS)
+	$(PY) bench/bench_queue.py $(BENCH_QUEUE_ARGS)

@@ -6,7 +6,7 @@ EMBED_BENCH_ARGS ?=
 
 .PHONY: bench-embed embeddings-cache
 
-# Run as a module: bench/queue.py would shadow the stdlib's queue.
+#
 bench-embed: setup
 	$(PY) -m bench.embed $(EMBED_BENCH_ARGS)
 

@@ -7,7 +7,7 @@ PARSE_BENCH_ARGS ?=
 # Builds a 100+ page PDF from ../shared/data/papers at run time (not committed), starts two
 # citeproof-parser processes on a fresh embedded PostgreSQL (or DATABASE_URL) and writes
 # bench/results/parse.json. `make bench-parse PARSE_BENCH_ARGS=--skip-source` skips the slow
-# embedded-source pass. Run as a module: bench/queue.py would shadow the stdlib's queue.
+# embedded-source pass.
 bench-parse: setup
 	$(PY) -m bench.parse $(PARSE_BENCH_ARGS)
 

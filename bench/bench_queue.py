@@ -3,29 +3,16 @@ procrastinate and a raw-SQL SKIP LOCKED loop (the floor), on one fresh embedded 
 one run. Prints throughput (tasks/s) and enqueue-to-start latency p50/p99 with ratios to
 citeproof, and writes bench/results/queue.json.
 
-    .venv/bin/python bench/queue.py [--tasks N] [--latency-tasks N] [--rate R]
-                                    [--concurrency C] [--batch-size B] [--systems a,b]
+    .venv/bin/python bench/bench_queue.py [--tasks N] [--latency-tasks N] [--rate R]
+                                          [--concurrency C] [--batch-size B] [--systems a,b]
 
 The method is described in bench/_queue_bench.py.
 """
 
 import sys
 import warnings
-from pathlib import Path
-
-
-def _standard_library_first() -> None:
-    """This file shares its name with the standard library's `queue`, which asyncio imports;
-    with our directory first on sys.path that import would find this file instead."""
-    here = Path(__file__).resolve().parent
-    entries = [p for p in sys.path if p and Path(p).resolve() == here]
-    for entry in entries:
-        sys.path.remove(entry)
-    sys.path.append(str(here))
-
 
 if __name__ == "__main__":
-    _standard_library_first()
     # platformdirs (pulled in by the compared libraries) warns on import in containers.
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
     from _queue_bench import main
