@@ -13,8 +13,8 @@ import asyncpg
 import msgspec
 
 from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
-from citeproof.judge.quotes import verify_quote
-from citeproof.queue import Stage, TaskContext, TerminalOutcome
+from citeproof.judge.errors import JudgeBackendError
+from citeproof.queue import PermanentError, Stage, TaskContext, TerminalOutcome
 from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict, record_final_verdict
 
 STAGE_NAME = "judge"
@@ -97,10 +97,10 @@ class JudgeStage:
         if cached_row is not None:
             verdict, cached = _verdict_from_row(cached_row), True
         else:
-            verdict = await self.backend.judge(request) if passages else _no_evidence(self.backend)
-            # One rule for every backend: a verdict that asserts something about the source
-            # must quote it verbatim, or it is downgraded (the reason is recorded).
-            verdict, cached = verify_quote(verdict, passages), False
+            # Every backend verifies its quote against the passages it was shown (verbatim,
+            # else downgraded with the reason kept): it knows which passage it quoted.
+            verdict = await self._decide(request) if passages else _no_evidence(self.backend)
+            cached = False
         async with ctx.complete() as conn:
             if not cached:
                 await conn.execute(
@@ -111,6 +111,15 @@ class JudgeStage:
                 )  # fmt: skip
             await record_final_verdict(conn, run_id, citation_id, verdict, cached=cached)
         ctx.log.info("judge.verdict", label=verdict.label, cached=cached)
+
+    async def _decide(self, request: JudgeRequest) -> Verdict:
+        try:
+            return await self.backend.judge(request)
+        except JudgeBackendError as exc:
+            if exc.retryable:
+                raise  # the endpoint may come back: retried with backoff, then judge_error
+            # The server answered, and will answer the same again: no point in retrying.
+            raise PermanentError("judge_error", str(exc)) from exc
 
     async def on_terminal(
         self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
