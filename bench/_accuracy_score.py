@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 import msgspec
@@ -192,11 +192,43 @@ class Diagnosis(msgspec.Struct, frozen=True, kw_only=True):
     pipeline_right_judge_wrong_on_gold: int | None
     """Own-abstract claims the pipeline got right although the judge is wrong on the gold
     sentences alone (more context helps the judge): the other side of the retrieval bucket."""
+    mean_confidence_right: float
+    mean_confidence_wrong: float
+    """Mean verdict confidence of right and of wrong (non-failure) pipeline verdicts."""
+    twin_pairs: int
+    """Pairs of a supported claim and its edited, contradicted twin citing the same abstract."""
+    twin_pairs_same_verdict: int
+    """Twin pairs whose two claims got the same verdict: the judge did not see the edit."""
     examples: list[dict]
     """A few wrong cases per stage, for reading."""
 
 
 EXAMPLES_PER_STAGE: Final = 3
+# Check-COVID writes a REFUTE claim by editing a SUPPORT claim (negation, antonym, number): the
+# two are twins when they cite the same abstract and their texts are at least this similar.
+TWIN_SIMILARITY: Final = 70
+
+
+def twin_pairs(outcomes: Sequence[Outcome]) -> list[tuple[Outcome, Outcome]]:
+    """(supported, contradicted) twins, both citing their own abstract."""
+    supported = [o for o in outcomes if o.claim.gold == SUPPORTED]
+    pairs = []
+    for refuted in (o for o in outcomes if o.claim.gold == CONTRADICTED):
+        candidates = [
+            (fuzz.ratio(_normal(s.claim.claim), _normal(refuted.claim.claim)), s)
+            for s in supported
+            if s.claim.own_cord_id == refuted.claim.own_cord_id
+        ]
+        if candidates:
+            similarity, twin = max(candidates, key=lambda c: c[0])
+            if similarity >= TWIN_SIMILARITY:
+                pairs.append((twin, refuted))
+    return pairs
+
+
+def _mean_confidence(outcomes: Iterable[Outcome]) -> float:
+    values = [o.confidence for o in outcomes if o.confidence is not None]
+    return round(sum(values) / len(values), 3) if values else float("nan")
 
 
 def diagnose(
@@ -258,6 +290,7 @@ def diagnose(
                     "top_passage": passages[0].text[:300] if passages else None,
                 }
             )
+    twins = twin_pairs(outcomes)
     n_found = max(len(found), 1)
     judged = [o for o in found if o.citation_id in evidence]
     return Diagnosis(
@@ -284,5 +317,11 @@ def diagnose(
             and o.scored == o.claim.gold
             and judge_on_gold[o.claim.key] != o.claim.gold
         ),
+        mean_confidence_right=_mean_confidence(o for o in found if o.scored == o.claim.gold),
+        mean_confidence_wrong=_mean_confidence(
+            o for o in found if o.scored != o.claim.gold and o.scored != FAILURE
+        ),
+        twin_pairs=len(twins),
+        twin_pairs_same_verdict=sum(1 for a, b in twins if a.scored == b.scored),
         examples=[{"stage": s, **e} for s, bucket in examples.items() for e in bucket],
     )

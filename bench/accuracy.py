@@ -293,6 +293,14 @@ def main() -> int:
             f"  (and {diagnosis.pipeline_right_judge_wrong_on_gold} own-abstract claims the "
             "pipeline got right although the judge is wrong on their gold sentences alone)"
         )
+    print(
+        f"supported/contradicted twin claims (one edited from the other, same abstract): "
+        f"{diagnosis.twin_pairs_same_verdict} of {diagnosis.twin_pairs} pairs got the same verdict"
+    )
+    print(
+        f"mean confidence of right verdicts {diagnosis.mean_confidence_right:.3f}, "
+        f"of wrong verdicts {diagnosis.mean_confidence_wrong:.3f}"
+    )
     verdict = "meets" if pipeline["macro_f1"] >= TARGET_MACRO_F1 else "BELOW"
     print(f"\npipeline macro-F1 {pipeline['macro_f1']:.3f} {verdict} the target {TARGET_MACRO_F1}")
     args.out.parent.mkdir(parents=True, exist_ok=True)

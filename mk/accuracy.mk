@@ -1,6 +1,7 @@
 # Whole-pipeline accuracy on Check-COVID dev (issue 6): generated theses and sources through the
 # running stack (four services as processes on a fresh embedded PostgreSQL), verdicts scored
-# against the gold labels; writes bench/results/accuracy.json. About 6-8 minutes on 2 cores.
+# against the gold labels; writes bench/results/accuracy.json. About 1.5 minutes on 2 idle cores
+# (12 minutes measured while the machine ran other test suites).
 # Options: `make bench-accuracy BENCH_ACCURACY_ARGS="--work-dir /tmp/acc"` keeps PDFs and logs.
 CHECKCOVID ?= ../shared/data/checkcovid
 BENCH_ACCURACY_ARGS ?=
