@@ -276,3 +276,59 @@ def test_three_author_narrative_marker_keeps_all_names_when_they_name_an_entry()
     assert [(c.marker_text, c.reference_label) for c in analysis.citations] == [
         ("Vienna, Hofer and Lindqvist (2020)", "Vienna2020")
     ]
+
+
+def _only_claim(body: str):
+    analysis = analyze_thesis(numeric_doc(body), [0])
+    (citation,) = analysis.citations
+    assert citation.reference_label == "3"
+    return citation
+
+
+def test_marker_after_a_closing_quote_keeps_the_quoted_sentence():
+    # The full stop sits inside the quotes, then the marker and a second full stop: the
+    # splitter ends a sentence at the quote, yet the claim is the quoted sentence.
+    cases = [
+        'Earlier work. The drug was "well tolerated by the patients.” [3]. Next one.',
+        "Earlier work. The drug was “well tolerated by the patients.” [3]. Next one.",
+        'Earlier work. The drug was "well tolerated by the patients." [3]. Next one.',
+        "Earlier work. The drug was 'well tolerated by the patients.' [3]. Next one.",
+        "Earlier work. The drug was ‘well tolerated by the patients.’ [3]. Next one.",
+    ]
+    for body in cases:
+        citation = _only_claim(body)
+        claim = body[len("Earlier work. ") : body.index(" Next one.")]
+        assert citation.claim_text == claim, body
+        assert citation.context_text == "Earlier work.", body
+
+
+def test_marker_after_a_closing_quote_without_a_full_stop_inside():
+    for body in (
+        'Earlier work. The drug was "well tolerated by the patients” [3]. Next one.',
+        'Earlier work. The drug was "well tolerated by the patients" [3]. Next one.',
+        "Earlier work. The drug was 'well tolerated by the patients' [3]. Next one.",
+    ):
+        citation = _only_claim(body)
+        assert citation.claim_text == body[len("Earlier work. ") : body.index(" Next one.")]
+        assert citation.context_text == "Earlier work."
+
+
+def test_marker_between_two_full_stops_and_at_the_end_of_the_text():
+    citation = _only_claim("Earlier work. The drug was well tolerated. [3].")
+    assert citation.claim_text == "The drug was well tolerated. [3]."
+    assert citation.context_text == "Earlier work."
+
+
+def test_marker_only_paragraph_is_not_joined_to_the_paragraph_before():
+    citation = _only_claim("The drug was well tolerated.\n\n[3].")
+    assert citation.claim_text == "[3]."
+    assert citation.context_text == ""
+
+
+def test_marker_after_a_closing_quote_in_author_year_style():
+    text = author_year_doc(
+        'Earlier work. Adaptation is "frustratingly easy." (Daumé III, 2007). Next one.'
+    )
+    (citation,) = analyze_thesis(text, [0]).citations
+    assert citation.reference_label == "Daume2007"
+    assert citation.claim_text == 'Adaptation is "frustratingly easy." (Daumé III, 2007).'

@@ -336,3 +336,81 @@ def test_words_after_a_url_inside_an_entry_do_not_start_an_entry():
     refs = references(text)
     assert [ref.label for ref in refs] == ["Smith2020", "Lee2019"]
     assert "Accessed 3 May 2021" in refs[0].raw
+
+
+def test_vancouver_entry_with_a_year_inside_the_title():
+    fields = parse_entry(
+        "Yilmaz P, Iqbal P. Neurologic Manifestations of Hospitalized Patients With Coronavirus "
+        "Disease 2019 in Wuhan, China. J Clin Neurol. 2020;36(4):543-556."
+    )
+    assert fields.authors == ["Yilmaz", "Iqbal"]
+    assert fields.year == 2020
+    assert fields.title == (
+        "Neurologic Manifestations of Hospitalized Patients With Coronavirus Disease 2019 "
+        "in Wuhan, China"
+    )
+    assert fields.venue == "J Clin Neurol"
+
+
+def test_vancouver_entry_with_et_al_month_date_and_doi():
+    fields = parse_entry(
+        "Huang C, Wang Y, Li X, et al. Clinical features of patients infected with 2019 novel "
+        "coronavirus in Wuhan, China. Lancet. 2020 Feb 15;395(10223):497-506. "
+        "doi:10.1016/S0140-6736(20)30183-5"
+    )
+    assert fields.authors == ["Huang", "Wang", "Li"]
+    assert fields.year == 2020
+    assert fields.title == (
+        "Clinical features of patients infected with 2019 novel coronavirus in Wuhan, China"
+    )
+    assert fields.venue == "Lancet"
+    assert fields.doi == "10.1016/s0140-6736(20)30183-5"
+
+
+def test_vancouver_entry_with_a_year_closing_the_title_and_an_epub_date():
+    fields = parse_entry(
+        "Lee K, Park SH. Seroprevalence of SARS-CoV-2 in 2020. Euro Surveill. "
+        "2021;26(3):2001234. Epub 2020 Dec 1. doi:10.2807/1560-7917.ES.2021.26.3.2001234"
+    )
+    assert fields.authors == ["Lee", "Park"]
+    assert fields.year == 2021
+    assert fields.title == "Seroprevalence of SARS-CoV-2 in 2020"
+    assert fields.venue == "Euro Surveill"
+    assert fields.doi == "10.2807/1560-7917.es.2021.26.3.2001234"
+
+
+def test_vancouver_entry_with_covid_19_in_the_title_inside_a_numbered_list():
+    text = (
+        "Neurological signs are common (1). Fatigue persists (2). Smell is lost (3).\n\n"
+        "References\n"
+        "1. Yilmaz P, Iqbal P. Neurologic Manifestations of Hospitalized Patients With "
+        "Coronavirus Disease 2019 in Wuhan, China. J Clin Neurol. 2020;36(4):543-556.\n"
+        "2. Chen N, Zhou M. Long COVID-19 fatigue in 1,000 patients. BMJ. 2021;372:n136.\n"
+        "3. Smith AB, Jones C, et al. Anosmia in COVID-19. Rhinology. 2020 Jun;58(3):299-301.\n"
+    )
+    first, second, third = references(text)
+    assert (first.authors, first.year) == (["Yilmaz", "Iqbal"], 2020)
+    assert first.title.startswith("Neurologic Manifestations")
+    assert (second.authors, second.year) == (["Chen", "Zhou"], 2021)
+    assert second.title == "Long COVID-19 fatigue in 1,000 patients"
+    assert (third.authors, third.year) == (["Smith", "Jones"], 2020)
+    assert third.title == "Anosmia in COVID-19"
+    assert third.venue == "Rhinology"
+
+
+def test_single_vancouver_author_before_a_title_case_title_with_a_year():
+    fields = parse_entry(
+        "Yilmaz P. Neurologic Manifestations of Hospitalized Patients With Coronavirus Disease "
+        "2019 in Wuhan, China. J Clin Neurol. 2020;36(4):543-556."
+    )
+    assert (fields.authors, fields.year) == (["Yilmaz"], 2020)
+    assert fields.title.endswith("Coronavirus Disease 2019 in Wuhan, China")
+
+
+def test_vancouver_like_authors_followed_directly_by_the_year_stay_author_year():
+    fields = parse_entry("Smith J, Jones K. 2020. A short title. Journal of Things.")
+    assert (fields.authors, fields.year, fields.title) == (
+        ["Smith", "Jones"],
+        2020,
+        "A short title",
+    )

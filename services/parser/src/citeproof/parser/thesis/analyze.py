@@ -223,13 +223,43 @@ MAX_CLAIM_CHARS = 600
 CLAIM_WINDOW_CHARS = 250
 
 
+# What is left of a sentence that is nothing but markers: brackets, parentheses, punctuation.
+_MARKER_GROUP = re.compile(r"\[[^\[\]]*\]|\([^()]*\)")
+
+
+def _is_marker_only(text: str) -> bool:
+    """ "[3].", "[3, 4].", "(Smith, 2020).": no word of its own outside the markers."""
+    remainder = _MARKER_GROUP.sub("", text)
+    return remainder != text and not any(char.isalnum() for char in remainder)
+
+
+def _with_markers_attached(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sentence spans where a marker-only "sentence" joins the sentence before it.
+
+    The splitter ends a sentence at a full stop inside closing quotes when a bracket follows
+    (`... "well tolerated." [3]. Next`), leaving "[3]." as a sentence of its own; the claim is the
+    quoted sentence the marker follows. A blank line in between keeps them apart.
+    """
+    joined: list[tuple[int, int]] = []
+    for start, end in spans:
+        if (
+            joined
+            and _is_marker_only(text[start:end])
+            and "\n\n" not in text[joined[-1][1] : start]
+        ):
+            joined[-1] = (joined[-1][0], end)
+            continue
+        joined.append((start, end))
+    return joined
+
+
 class _Claims:
     """Sentence spans of the view, and the claim/context for a marker position."""
 
     def __init__(self, view: TextView, original: str) -> None:
         self.view = view
         self.original = original
-        self.spans = split_sentences(view.text)
+        self.spans = _with_markers_attached(view.text, split_sentences(view.text))
 
     def around(self, marker: Marker) -> tuple[tuple[int, int], str]:
         index = sentence_index_at(self.spans, marker.start)

@@ -89,6 +89,36 @@ _VANCOUVER_AUTHORS = re.compile(
 )
 
 
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+# Vancouver imprint after the journal: "2020;36(4):543-556", "2020 Mar 14;395(10227):...".
+_VANCOUVER_IMPRINT_YEAR = re.compile(
+    rf"(?<![\d/.\-:])(?P<year>(?:1[6-9]|20)\d\d)(?=\s*;\s*\S|\s+{_MONTH}(?:[\s;.]|$))"
+)
+
+
+def _is_vancouver_author_list(text: str) -> bool:
+    return bool(_VANCOUVER_AUTHORS.match(text.strip()))
+
+
+# Words in a row without a comma beyond which text after "Surname I." is a title, not names.
+MAX_NAME_WORDS = 4
+
+
+def _starts_with_vancouver_authors(block: str) -> bool:
+    """ "Yilmaz P, Iqbal P. Neurologic ...": a Vancouver author list closed by a full stop and
+    followed by more words, so the title (not the year) comes after the authors.
+
+    "Nelson F. Liu, Matt Gardner" starts the same way: a single "Surname I" counts only when a
+    long comma-free run (a title) follows it.
+    """
+    stop = re.search(r"\.\s+(?=\S)", block)
+    if stop is None or not _is_vancouver_author_list(block[: stop.start()]):
+        return False
+    if "," in block[: stop.start()]:
+        return True
+    return len(block[stop.end() :].split(",", 1)[0].split()) > MAX_NAME_WORDS
+
+
 def _authors_end_without_year(text: str) -> int:
     """Where an IEEE/Vancouver author list ends: the first full stop after a full word, or
     after the initials of "Smith J, Jones KL."."""
@@ -97,7 +127,7 @@ def _authors_end_without_year(text: str) -> int:
         words = before.split()
         if not words:
             continue
-        if _VANCOUVER_AUTHORS.match(before.strip()):
+        if _is_vancouver_author_list(before):
             return match.start()
         last = words[-1]
         if is_initial(last + ".") or len(last.strip(".")) < 2:
@@ -114,6 +144,8 @@ def parse_entry(body: str) -> ParsedFields:
     suffix: str | None = None
     authors_block = ""
     after_year = ""
+    # A year closing the title is the imprint ("Tool, 2017") unless the imprint comes later.
+    title_keeps_year = False
     head = _YEAR_AFTER_AUTHORS.search(body)
     if head is not None and head.start() <= 600 and _plausible_author_block(body[: head.start()]):
         year = int(head.group("year"))
@@ -127,14 +159,21 @@ def parse_entry(body: str) -> ParsedFields:
         rest_all = body[authors_end + 1 :] if authors_end > 0 else body
         title, rest = _first_sentence(rest_all)
         years = list(_ANY_YEAR.finditer(body))
-        if years:
+        imprint = _VANCOUVER_IMPRINT_YEAR.search(rest)
+        if imprint is not None:
+            # The journal's "2020;36(4)" dates the entry; a year in the title or an "Epub"
+            # date after it does not.
+            year = int(imprint.group("year"))
+            title_keeps_year = True
+        elif years:
             year = int(years[-1].group("year"))
             suffix = years[-1].group("suffix")
             if suffix and not re.match(r"[a-z](?:[.,;)\s]|$)", body[years[-1].start("suffix") :]):
                 suffix = None
     venue = _venue(rest)
     # "Action Annotation Tool, 2017": a trailing year belongs to the imprint, not the title.
-    title = _TRAILING_YEAR.sub("", title)
+    if not title_keeps_year:
+        title = _TRAILING_YEAR.sub("", title)
     if venue is not None and _TRAILING_YEAR.fullmatch(", " + venue):
         venue = None
     return ParsedFields(
@@ -157,6 +196,8 @@ def _plausible_author_block(block: str) -> bool:
     if _SENTENCE_INSIDE.search(block):
         return False
     if re.search(r"\d", block):
+        return False
+    if _starts_with_vancouver_authors(block):
         return False
     # A title or venue before the year has lower-case content words; names do not.
     lower_words = [
