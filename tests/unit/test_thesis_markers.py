@@ -332,3 +332,15 @@ def test_marker_after_a_closing_quote_in_author_year_style():
     (citation,) = analyze_thesis(text, [0]).citations
     assert citation.reference_label == "Daume2007"
     assert citation.claim_text == 'Adaptation is "frustratingly easy." (Daumé III, 2007).'
+
+
+def test_marker_after_a_closing_quote_before_a_lower_case_sentence():
+    text = numeric_doc(
+        'It found no link with "increased overall mortality." [3]. hydroxychloroquine could '
+        "reduce the chance of ventilation [4]."
+    )
+    claims = {c.reference_label: c.claim_text for c in analyze_thesis(text, [0]).citations}
+    assert claims == {
+        "3": 'It found no link with "increased overall mortality." [3].',
+        "4": "hydroxychloroquine could reduce the chance of ventilation [4].",
+    }

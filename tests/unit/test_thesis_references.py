@@ -414,3 +414,41 @@ def test_vancouver_like_authors_followed_directly_by_the_year_stay_author_year()
         2020,
         "A short title",
     )
+
+
+def test_vancouver_title_with_its_own_full_stop_or_question_mark_ends_at_the_journal():
+    cases = {
+        "Varga K, Bauer W. Can a toilet promote virus transmission? From a fluid dynamics "
+        "perspective. Phys Fluids. 2020;32(6):065107.": (
+            "Can a toilet promote virus transmission? From a fluid dynamics perspective",
+            "Phys Fluids",
+        ),
+        "Costa K. Psychotic symptoms in COVID-19 patients. A retrospective descriptive study. "
+        "Psychiatry Res. 2021;46(9):369-383.": (
+            "Psychotic symptoms in COVID-19 patients. A retrospective descriptive study",
+            "Psychiatry Res",
+        ),
+        "Iqbal I, Wang M. Susceptibility of ferrets, cats, and dogs to SARS-coronavirus 2. "
+        "Science. 2020;368(6494):1016-1020.": (
+            "Susceptibility of ferrets, cats, and dogs to SARS-coronavirus 2",
+            "Science",
+        ),
+        "Abebe V. The emergence of SARS-CoV-2 in Europe and the US. Proc. Natl. Acad. Sci. "
+        "2020;117(2):91-98.": (
+            "The emergence of SARS-CoV-2 in Europe and the US",
+            "Proc. Natl. Acad. Sci",
+        ),
+    }
+    for entry, (title, venue) in cases.items():
+        fields = parse_entry(entry)
+        assert (fields.title, fields.venue) == (title, venue), entry
+        assert fields.year in (2020, 2021)
+
+
+def test_given_name_and_initial_before_the_surname_is_not_a_vancouver_author():
+    fields = parse_entry(
+        "Caleb M. Trujillo and Tammy M. Long. 2018. Document co-citation analysis to enhance "
+        "transdisciplinary research. Science Advances, 4(1)."
+    )
+    assert (fields.authors, fields.year) == (["Trujillo", "Long"], 2018)
+    assert fields.title == "Document co-citation analysis to enhance transdisciplinary research"

@@ -223,32 +223,41 @@ MAX_CLAIM_CHARS = 600
 CLAIM_WINDOW_CHARS = 250
 
 
-# What is left of a sentence that is nothing but markers: brackets, parentheses, punctuation.
-_MARKER_GROUP = re.compile(r"\[[^\[\]]*\]|\([^()]*\)")
+# Markers (brackets or parentheses) with the full stop after them, at the start of a sentence.
+_LEADING_MARKERS = re.compile(
+    r"(?:\[[^\[\]]*\]|\([^()]*\))(?:\s*(?:\[[^\[\]]*\]|\([^()]*\)))*\s*[.!?]+"
+)
 
 
-def _is_marker_only(text: str) -> bool:
-    """ "[3].", "[3, 4].", "(Smith, 2020).": no word of its own outside the markers."""
-    remainder = _MARKER_GROUP.sub("", text)
-    return remainder != text and not any(char.isalnum() for char in remainder)
+def _leading_marker_end(text: str, start: int, end: int) -> int | None:
+    """Where "[3]." at the start of ``text[start:end]`` ends: nothing but markers and a full stop
+    before it, so they close the sentence before (``... "well tolerated." [3]. Next``)."""
+    match = _LEADING_MARKERS.match(text, start, end)
+    if match is None:
+        return None
+    after = match.end()
+    if after < end and not text[after].isspace():
+        return None
+    return after
 
 
 def _with_markers_attached(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Sentence spans where a marker-only "sentence" joins the sentence before it.
+    """Sentence spans where markers opening a "sentence" join the sentence before it.
 
     The splitter ends a sentence at a full stop inside closing quotes when a bracket follows
-    (`... "well tolerated." [3]. Next`), leaving "[3]." as a sentence of its own; the claim is the
-    quoted sentence the marker follows. A blank line in between keeps them apart.
+    (`... "well tolerated." [3]. Next`), leaving "[3]." at the start of the next span; the claim
+    is the quoted sentence the marker follows. A blank line in between keeps them apart.
     """
     joined: list[tuple[int, int]] = []
     for start, end in spans:
-        if (
-            joined
-            and _is_marker_only(text[start:end])
-            and "\n\n" not in text[joined[-1][1] : start]
-        ):
-            joined[-1] = (joined[-1][0], end)
-            continue
+        marker_end = _leading_marker_end(text, start, end)
+        if marker_end is not None and joined and "\n\n" not in text[joined[-1][1] : start]:
+            joined[-1] = (joined[-1][0], marker_end)
+            while marker_end < end and text[marker_end].isspace():
+                marker_end += 1
+            if marker_end >= end:
+                continue
+            start = marker_end
         joined.append((start, end))
     return joined
 

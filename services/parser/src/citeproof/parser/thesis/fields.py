@@ -100,23 +100,34 @@ def _is_vancouver_author_list(text: str) -> bool:
     return bool(_VANCOUVER_AUTHORS.match(text.strip()))
 
 
-# Words in a row without a comma beyond which text after "Surname I." is a title, not names.
-MAX_NAME_WORDS = 4
+# Lower-case words that occur in author lists: connectives and surname particles.
+_LOWER_CASE_NAME_WORDS = frozenset(
+    "and et al. van von de der den du da di la le del dos others".split()
+)
+
+
+def _lower_case_words(text: str) -> list[str]:
+    """Lower-case words of ``text`` that cannot be part of a list of names."""
+    return [
+        word
+        for word in text.split()
+        if word[:1].islower() and word.lower() not in _LOWER_CASE_NAME_WORDS
+    ]
 
 
 def _starts_with_vancouver_authors(block: str) -> bool:
     """ "Yilmaz P, Iqbal P. Neurologic ...": a Vancouver author list closed by a full stop and
     followed by more words, so the title (not the year) comes after the authors.
 
-    "Nelson F. Liu, Matt Gardner" starts the same way: a single "Surname I" counts only when a
-    long comma-free run (a title) follows it.
+    "Nelson F. Liu, Matt Gardner" starts the same way: a single "Surname I" counts only when
+    what follows has a lower-case word that no list of names has ("of", "with").
     """
     stop = re.search(r"\.\s+(?=\S)", block)
     if stop is None or not _is_vancouver_author_list(block[: stop.start()]):
         return False
     if "," in block[: stop.start()]:
         return True
-    return len(block[stop.end() :].split(",", 1)[0].split()) > MAX_NAME_WORDS
+    return bool(_lower_case_words(block[stop.end() :]))
 
 
 def _authors_end_without_year(text: str) -> int:
@@ -134,6 +145,31 @@ def _authors_end_without_year(text: str) -> int:
             continue
         return match.start()
     return -1
+
+
+_SEGMENT_END = re.compile(r"[.?!]\s+")
+# "Proc. Natl. Acad. Sci.": pieces of a dotted journal abbreviation are short capitalised words.
+_ABBREVIATED_SEGMENT = re.compile(r"(?:[A-Z][A-Za-z]{0,4}\s*)+")
+
+
+def _title_and_journal(head: str) -> tuple[str, str]:
+    """Split "Title. Journal. " (Vancouver, before the imprint year) at the journal.
+
+    The journal is the last full-stop-separated segment, with the pieces of a dotted
+    abbreviation in front of it; everything before is the title, which may itself hold full
+    stops or question marks ("Can a toilet spread the virus? A fluid dynamics view").
+    """
+    head = head.rstrip(" .")
+    ends = list(_SEGMENT_END.finditer(head))
+    if not ends:
+        return head, ""
+    split = len(ends) - 1
+    while split > 0:
+        previous = head[ends[split - 1].end() : ends[split].start()]
+        if not _ABBREVIATED_SEGMENT.fullmatch(previous.strip()):
+            break
+        split -= 1
+    return head[: ends[split].start() + 1], head[ends[split].end() :]
 
 
 def parse_entry(body: str) -> ParsedFields:
@@ -159,18 +195,20 @@ def parse_entry(body: str) -> ParsedFields:
         rest_all = body[authors_end + 1 :] if authors_end > 0 else body
         title, rest = _first_sentence(rest_all)
         years = list(_ANY_YEAR.finditer(body))
-        imprint = _VANCOUVER_IMPRINT_YEAR.search(rest)
+        imprint = _VANCOUVER_IMPRINT_YEAR.search(rest_all, rest_all.rfind(rest)) if rest else None
         if imprint is not None:
             # The journal's "2020;36(4)" dates the entry; a year in the title or an "Epub"
             # date after it does not.
             year = int(imprint.group("year"))
             title_keeps_year = True
+            title, journal = _title_and_journal(rest_all[: imprint.start()])
+            rest = journal
         elif years:
             year = int(years[-1].group("year"))
             suffix = years[-1].group("suffix")
             if suffix and not re.match(r"[a-z](?:[.,;)\s]|$)", body[years[-1].start("suffix") :]):
                 suffix = None
-    venue = _venue(rest)
+    venue = (rest.strip() or None) if title_keeps_year else _venue(rest)
     # "Action Annotation Tool, 2017": a trailing year belongs to the imprint, not the title.
     if not title_keeps_year:
         title = _TRAILING_YEAR.sub("", title)
@@ -200,30 +238,7 @@ def _plausible_author_block(block: str) -> bool:
     if _starts_with_vancouver_authors(block):
         return False
     # A title or venue before the year has lower-case content words; names do not.
-    lower_words = [
-        word
-        for word in block.split()
-        if word[:1].islower()
-        and word.lower()
-        not in (
-            "and",
-            "et",
-            "al.",
-            "van",
-            "von",
-            "de",
-            "der",
-            "den",
-            "du",
-            "da",
-            "di",
-            "la",
-            "le",
-            "del",
-            "dos",
-            "others",
-        )
-    ]
+    lower_words = _lower_case_words(block)
     return len(lower_words) <= 1
 
 
