@@ -23,6 +23,7 @@ import hashlib
 import importlib.metadata
 import logging
 import os
+import re
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -32,7 +33,7 @@ from citeproof.embeddings.base import EmbeddingError
 from citeproof.embeddings.model_files import model_path
 
 # Bump when the export or quantisation recipe changes: old cache entries are then ignored.
-RECIPE_VERSION = "1"
+RECIPE_VERSION = "2"
 # The files whose bytes define the model; any change gives a new cache entry.
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "1_Pooling/config.json")
 # Opset 17 is supported by every onnxruntime this project can install and by the legacy exporter.
@@ -40,6 +41,12 @@ OPSET = 17
 INPUT_NAMES = ("input_ids", "attention_mask")
 OUTPUT_NAME = "sentence_embedding"
 PRECISIONS = ("fp32", "int8")
+# Feed-forward output projections (GELU output -> hidden) kept in fp32 in the int8 model. Their
+# inputs carry outlier activations that per-tensor dynamic quantisation rounds away; layers 0 and
+# 2 are the most sensitive (bench/embed.py, ADR 0010): keeping them costs ~8 % of the speed-up
+# and recovers retrieval within a point of fp32.
+FP32_FFN_OUTPUT_LAYERS = (0, 2)
+_FFN_OUTPUT_MATMUL = re.compile(r"/encoder/layer\.(\d+)/output/dense/MatMul$")
 
 
 def default_cache_root() -> Path:
@@ -172,15 +179,31 @@ def _export_fp32(path: Path) -> None:
 
 
 def _quantise_int8(source: Path, path: Path) -> None:
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    graph = onnx.load(str(source), load_external_data=False).graph
+    keep_fp32 = [
+        node.name
+        for node in graph.node
+        if (match := _FFN_OUTPUT_MATMUL.search(node.name))
+        and int(match.group(1)) in FP32_FFN_OUTPUT_LAYERS
+    ]
+    if len(keep_fp32) != len(FP32_FFN_OUTPUT_LAYERS):
+        raise EmbeddingError(f"unexpected exported graph: fp32 MatMuls found {keep_fp32}")
     # Per-channel int8 weights: per-tensor scales cost ~5 points of cosine to torch fp32
     # (min 0.87), per-channel keeps it > 0.98 at the same speed (bench/embed.py).
     quantiser_log = logging.getLogger()
     level = quantiser_log.level
     quantiser_log.setLevel(logging.ERROR)  # "consider pre-processing" is advice, not a fault
     try:
-        quantize_dynamic(str(source), str(path), weight_type=QuantType.QInt8, per_channel=True)
+        quantize_dynamic(
+            str(source),
+            str(path),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            nodes_to_exclude=keep_fp32,
+        )
     finally:
         quantiser_log.setLevel(level)
 
