@@ -69,6 +69,7 @@ async def _new_database(server: EmbeddedPostgres, name: str) -> str:
 
 
 async def _token(url: str) -> str:
+    """A new user with a token."""
     conn = await asyncpg.connect(url)
     try:
         user = await create_user(conn, f"chaos-{uuid.uuid4().hex[:6]}")
@@ -78,17 +79,23 @@ async def _token(url: str) -> str:
         await conn.close()
 
 
-def _submit_all(stack: DevStack, token: str, theses: list[Thesis]) -> list[str]:
-    with client(stack.api_url, token) as http:
-        return [
-            submit_thesis(http, t.thesis, t.sources, name=f"thesis {i}")
-            for i, t in enumerate(theses)
-        ]
+def _submit(stack: DevStack, token: str, thesis: Thesis, name: str) -> str:
+    """Submit one thesis, retrying while the API itself is being redeployed. A retry after a
+    lost response may leave an extra session behind; only the run we got an id for counts."""
+    deadline = time.monotonic() + RUN_TIMEOUT_S
+    while True:
+        try:
+            with client(stack.api_url, token, timeout=30) as http:
+                return submit_thesis(http, thesis.thesis, thesis.sources, name=name)
+        except (httpx.HTTPError, AssertionError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)
 
 
-def _wait_all(stack: DevStack, token: str, run_ids: list[str]) -> list[dict]:
+def _wait_all(stack: DevStack, runs: list[tuple[str, str]]) -> list[dict]:
     statuses = []
-    for run_id in run_ids:
+    for token, run_id in runs:
         deadline = time.monotonic() + RUN_TIMEOUT_S
         while True:
             try:
@@ -209,7 +216,7 @@ class ChaosSchedule:
 
     def run(self) -> None:
         try:
-            self._pause(3, 6)
+            self._pause(1, 3)
             for _ in range(self.kills):
                 victim = self._random_worker()
                 self._log(f"kill -9 {victim.name}")
@@ -245,6 +252,9 @@ class ChaosSchedule:
 
 
 def run_chaos(theses: list[Thesis], seed: int, work_dir: Path, *, kills: int = 4) -> dict:
+    """Calm run first, then the same theses submitted one after another WHILE the schedule
+    runs, so that every disruption lands on work in flight (each thesis has its own user, so
+    its sources are parsed, embedded and retrieved for that tenant)."""
     server = EmbeddedPostgres(work_dir / "pg").start()
     try:
         calm_url = asyncio.run(_new_database(server, "calm"))
@@ -255,9 +265,12 @@ def run_chaos(theses: list[Thesis], seed: int, work_dir: Path, *, kills: int = 4
                       env=dict(FAST_ENV)) as calm:  # fmt: skip
             calm.start()
             calm.wait_ready()
-            token = asyncio.run(_token(calm_url))
-            calm_runs = _submit_all(calm, token, theses)
-            _wait_all(calm, token, calm_runs)
+            calm_tokens = [asyncio.run(_token(calm_url)) for _ in theses]
+            calm_runs = [
+                (token, _submit(calm, token, thesis, f"thesis {i}"))
+                for i, (token, thesis) in enumerate(zip(calm_tokens, theses, strict=True))
+            ]
+            _wait_all(calm, calm_runs)
         calm_seconds = time.monotonic() - started
 
         started = time.monotonic()
@@ -265,20 +278,26 @@ def run_chaos(theses: list[Thesis], seed: int, work_dir: Path, *, kills: int = 4
                       env=dict(FAST_ENV)) as stack:  # fmt: skip
             stack.start({service: 2 for service in WORKER_SERVICES})
             stack.wait_ready()
-            token = asyncio.run(_token(chaos_url))
-            chaos_runs = _submit_all(stack, token, theses)
+            tokens = [asyncio.run(_token(chaos_url)) for _ in theses]
             schedule = ChaosSchedule(stack, server, seed, kills=kills)
             thread = threading.Thread(target=schedule.run, daemon=True)
             thread.start()
+            chaos_runs = []
+            for i, (token, thesis) in enumerate(zip(tokens, theses, strict=True)):
+                chaos_runs.append((token, _submit(stack, token, thesis, f"thesis {i}")))
+                if not schedule.done.is_set():
+                    time.sleep(schedule.rng.uniform(1.0, 3.0))
             schedule.done.wait(RUN_TIMEOUT_S)
             if schedule.error is not None:
                 raise schedule.error
-            _wait_all(stack, token, chaos_runs)
+            _wait_all(stack, chaos_runs)
         chaos_seconds = time.monotonic() - started
 
-        invariants = asyncio.run(check_invariants(chaos_url, chaos_runs))
-        calm_verdicts = asyncio.run(_verdicts(calm_url, calm_runs))
-        chaos_verdicts = asyncio.run(_verdicts(chaos_url, chaos_runs))
+        calm_ids = [run_id for _, run_id in calm_runs]
+        chaos_ids = [run_id for _, run_id in chaos_runs]
+        invariants = asyncio.run(check_invariants(chaos_url, chaos_ids))
+        calm_verdicts = asyncio.run(_verdicts(calm_url, calm_ids))
+        chaos_verdicts = asyncio.run(_verdicts(chaos_url, chaos_ids))
         figures = schedule.figures
         return {
             "seed": seed,

@@ -65,6 +65,7 @@ class DevStack:
     prefix_output: IO[str] | None = None
     api_port: int = 0
     processes: list[ServiceProcess] = field(default_factory=list)
+    _started: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.api_port:
@@ -92,7 +93,8 @@ class DevStack:
         return env
 
     def start_service(self, service: str) -> ServiceProcess:
-        replica = 1 + sum(1 for p in self.processes if p.service == service)
+        # Numbers are never reused, so logs and events name each process unambiguously.
+        self._started[service] = replica = self._started.get(service, 0) + 1
         health_port = self.api_port if service == "api" else free_port()
         log_path = None
         stdout: int | IO[bytes] = subprocess.DEVNULL
