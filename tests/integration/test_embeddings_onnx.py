@@ -80,6 +80,14 @@ def test_rows_follow_input_order_despite_length_sorting() -> None:
     assert embedder.embed([]).shape == (0, 384)
 
 
+def test_int8_vectors_barely_depend_on_their_batch() -> None:
+    # Dynamic quantisation scales activations per batch; the row must still be the same text.
+    embedder = build_embedder(EmbeddingSettings(precision="int8", batch_size=8))
+    together = embedder.embed(SENTENCES)
+    one_by_one = np.vstack([embedder.embed([sentence]) for sentence in SENTENCES])
+    assert np.sum(together * one_by_one, axis=1).min() > 0.985
+
+
 def test_long_text_is_truncated_like_sentence_transformers(torch_vectors: np.ndarray) -> None:
     long_text = " ".join(SENTENCES * 20)  # far over 256 word pieces
     onnx_vector = build_embedder(EmbeddingSettings(precision="fp32")).embed([long_text])
