@@ -165,7 +165,12 @@ async def test_exact_vector_search_never_uses_the_hnsw_index(pool) -> None:
             r[0] for r in await conn.fetch("EXPLAIN " + VECTOR_TOP_K, user, document, vector, 5)
         )
     assert "hnsw" not in plan.lower()
-    assert "chunks_user_document_idx" in plan or "Seq Scan" in plan
+    # The document's rows come from a b-tree on document_id (either index that leads with it,
+    # whichever the planner prefers for the table's statistics) or a plain scan.
+    assert any(
+        path in plan
+        for path in ("chunks_user_document_idx", "chunks_document_id_ordinal_key", "Seq Scan")
+    ), plan
 
 
 async def test_a_cancelled_run_gets_no_evidence_and_no_judge_task(pool, service) -> None:
