@@ -25,6 +25,9 @@ HEAT_ISLANDS = [
     "Cool roofs with a high solar reflectance lowered indoor temperatures of top-floor "
     "apartments by about 1.5 degrees. The effect was smaller in buildings with thick insulation.",
 ]
+HEAT_TITLE = "Urban heat islands, street trees and cool roofs in dense city centres"
+SLEEP_TITLE = "Sleep, slow waves and the consolidation of declarative memory"
+
 SOIL_BACTERIA = [
     "Soil bacteria fix atmospheric nitrogen in the root nodules of legumes. Rhizobium strains "
     "differ strongly in how much nitrogen they fix per gram of nodule.",

@@ -18,7 +18,9 @@ from citeproof.retriever.stages import RetrieverService
 
 from .retriever_support import (
     HEAT_ISLANDS,
+    HEAT_TITLE,
     SLEEP_MEMORY,
+    SLEEP_TITLE,
     Cite,
     add_chunks,
     add_document,
@@ -29,8 +31,6 @@ from .retriever_support import (
     new_user,
 )
 
-HEAT_TITLE = "Urban heat islands, street trees and cool roofs in dense city centres"
-SLEEP_TITLE = "Sleep, slow waves and the consolidation of declarative memory"
 REFERENCES = {
     "1": {"title": HEAT_TITLE, "authors": ["Okafor"], "year": 2021},
     "2": {"title": SLEEP_TITLE, "authors": ["Berg"], "year": 2018},

@@ -19,6 +19,7 @@ from citeproof.retriever.stages import RetrieverService
 
 from .retriever_support import (
     HEAT_ISLANDS,
+    HEAT_TITLE,
     SOIL_BACTERIA,
     Cite,
     add_chunks,
@@ -31,7 +32,6 @@ from .retriever_support import (
     verdict_labels,
 )
 
-HEAT_TITLE = "Urban heat islands, street trees and cool roofs in dense city centres"
 SOIL_TITLE = "Nitrogen fixation and mycorrhizal networks under different tillage regimes"
 REFERENCES = {
     "1": {"title": HEAT_TITLE, "authors": ["Okafor"], "year": 2021},

@@ -15,7 +15,9 @@ from citeproof.retriever.stages import RetrieverService
 
 from .retriever_support import (
     HEAT_ISLANDS,
+    HEAT_TITLE,
     SLEEP_MEMORY,
+    SLEEP_TITLE,
     Cite,
     add_chunks,
     add_document,
@@ -26,8 +28,6 @@ from .retriever_support import (
     new_user,
 )
 
-HEAT_TITLE = "Urban heat islands, street trees and cool roofs in dense city centres"
-SLEEP_TITLE = "Sleep, slow waves and the consolidation of declarative memory"
 REFERENCES = {
     "Okafor2021": {"title": HEAT_TITLE, "authors": ["Okafor"], "year": 2021},
     "Berg2018": {"title": SLEEP_TITLE, "authors": ["Berg"], "year": 2018},
