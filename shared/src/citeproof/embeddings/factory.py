@@ -24,7 +24,7 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
     from citeproof.embeddings.local_onnx import OnnxEmbedder
 
     cache_dir = Path(settings.cache_dir) if settings.cache_dir else None
-    return OnnxEmbedder(settings.batch_size, settings.threads, settings.precision, cache_dir)
+    return OnnxEmbedder(settings.threads, settings.precision, cache_dir)
 
 
 def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:

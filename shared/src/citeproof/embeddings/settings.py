@@ -67,7 +67,14 @@ class EmbeddingSettings(Settings, frozen=True, kw_only=True):
         int,
         doc("Vector size requested from the `openai` backend; must equal the schema's 384."),
     ] = EMBEDDING_DIM
-    batch_size: Annotated[int, doc("Texts per embedding batch.", ge=1)] = DEFAULT_BATCH_SIZE
+    batch_size: Annotated[
+        int,
+        doc(
+            "Texts per embedding batch for the torch runtime and the `openai` backend (the onnx "
+            "runtime embeds one text per call, so a vector never depends on its batch).",
+            ge=1,
+        ),
+    ] = DEFAULT_BATCH_SIZE
     timeout_s: Annotated[float, doc("HTTP timeout for the `openai` backend.", gt=0)] = (
         DEFAULT_TIMEOUT_S
     )
