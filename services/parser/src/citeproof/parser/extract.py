@@ -6,6 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from citeproof.contracts.thesis import ThesisAnalysis
+from citeproof.parser.bibliography import without_reference_list
 from citeproof.parser.blocks import Block, FileFacts
 from citeproof.parser.chunking import Chunk, chunk_document
 from citeproof.parser.document import assemble
@@ -87,12 +88,14 @@ def parse_bytes(
     doc = assemble(blocks, pages)
     if not doc.text.strip():
         raise ParseFailure(EMPTY_DOCUMENT, "The document contains no text.")
-    chunks = chunk_document(
-        doc,
-        blocks,
-        default_counter(),
-        max_tokens=settings.chunk_max_tokens,
-        min_tokens=settings.chunk_min_tokens,
+    chunks = without_reference_list(
+        chunk_document(
+            doc,
+            blocks,
+            default_counter(),
+            max_tokens=settings.chunk_max_tokens,
+            min_tokens=settings.chunk_min_tokens,
+        )
     )
     first_page_end = doc.page_starts[1] if len(doc.page_starts) > 1 else len(doc.text)
     first_page = doc.text[: min(first_page_end, FIRST_PAGE_TEXT_CHARS)]

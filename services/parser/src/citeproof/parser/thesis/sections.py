@@ -115,7 +115,7 @@ def find_reference_sections(text: str) -> list[Section]:
     return sections
 
 
-def _is_prose(paragraph: str) -> bool:
+def is_prose(paragraph: str) -> bool:
     """Long text with few years: body prose, not reference entries (which date every entry)."""
     if len(paragraph) < MIN_PROSE_CHARS:
         return False
@@ -139,7 +139,7 @@ def list_extent(text: str, start: int, end: int) -> int:
     ]
     seen_entry = False
     for number, (offset, paragraph) in enumerate(paragraphs):
-        if _is_prose(paragraph):
+        if is_prose(paragraph):
             if seen_entry:
                 return offset
             continue
@@ -150,7 +150,7 @@ def list_extent(text: str, start: int, end: int) -> int:
             seen_entry
             and is_heading
             and not _ENTRY_LABEL.match(paragraph)
-            and (_is_prose(following) or not following)
+            and (is_prose(following) or not following)
         ):
             return offset
         seen_entry = seen_entry or bool(_YEAR.search(paragraph))
