@@ -10,7 +10,10 @@ Builds a 100+ page PDF at run time by concatenating the real papers in ../shared
    items uploaded as cited *sources* (the PDF once per user, so each is a distinct document and
    both processes work), and times enqueue -> last item succeeded: claim -> sniff -> extract ->
    layout -> chunk -> embed -> store. This is the full path the issue's target is about.
-3. citeproof, `thesis_path_pages_per_s`: the same PDF uploaded as a thesis, whose chunks are
+3. unstructured, `unstructured_fast_pages_per_s`: `partition_pdf(strategy="fast")` on the first
+   UNSTRUCTURED_SAMPLE_PAGES pages, in this process (extraction only, like pypdfium2): the
+   engine the parser does not use for PDFs by default (ADR 0003), measured in the same run.
+4. citeproof, `thesis_path_pages_per_s`: the same PDF uploaded as a thesis, whose chunks are
    stored without embeddings by design (ADR 0003) — reported separately, never as the headline.
 
 Writes bench/results/parse.json and prints a table. Usage (from the repository root, as a module
@@ -42,6 +45,8 @@ PAPERS = REPO_ROOT.parent / "shared" / "data" / "papers"
 RESULTS = REPO_ROOT / "bench" / "results" / "parse.json"
 MIN_PAGES = 100
 TARGET_PAGES_PER_S = 15.0
+# unstructured extracts 2-4 pages/s: a slice keeps the comparison under ~10 s.
+UNSTRUCTURED_SAMPLE_PAGES = 24
 
 
 def build_pdf(min_pages: int = MIN_PAGES) -> tuple[bytes, str]:
@@ -72,6 +77,30 @@ def pypdfium2_pages_per_s(data: bytes) -> tuple[int, float]:
         page.get_textpage().get_text_range()
     document.close()
     return pages, pages / (time.perf_counter() - started)
+
+
+def unstructured_pages_per_s(data: bytes, pages: int) -> float:
+    """partition_pdf(strategy="fast") on the first `pages` pages, warm (imports done before)."""
+    from citeproof.parser.unstructured_io import partition_pdf_blocks
+
+    sample = _first_pages(data, pages)
+    partition_pdf_blocks(_first_pages(sample, 1))  # imports and spaCy load outside the timing
+    started = time.perf_counter()
+    blocks = partition_pdf_blocks(sample)
+    elapsed = time.perf_counter() - started
+    if not blocks:
+        raise SystemExit("unstructured returned no elements: its offline setup is broken")
+    return pages / elapsed
+
+
+def _first_pages(data: bytes, pages: int) -> bytes:
+    out = pikepdf.new()
+    with pikepdf.open(io.BytesIO(data)) as whole, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # named destinations do not matter for text extraction
+        out.pages.extend(whole.pages[:pages])
+        buffer = io.BytesIO()
+        out.save(buffer)
+    return buffer.getvalue()
 
 
 async def full_path(data: bytes, processes: int, database_url: str, kind: str) -> dict[str, float]:
@@ -201,11 +230,19 @@ def main() -> None:
     parser.add_argument(
         "--skip-thesis", action="store_true", help="skip the thesis path (no embeddings)"
     )
+    parser.add_argument(
+        "--skip-unstructured", action="store_true", help="skip the unstructured comparison"
+    )
     args = parser.parse_args()
     os.environ.setdefault("DO_NOT_TRACK", "1")
     data, built_from = build_pdf()
     pages, pdfium_rate = pypdfium2_pages_per_s(data)
     breakdown = stage_breakdown(data)
+    unstructured_rate = (
+        None
+        if args.skip_unstructured
+        else unstructured_pages_per_s(data, min(UNSTRUCTURED_SAMPLE_PAGES, pages))
+    )
 
     server = None
     tmp = None
@@ -239,6 +276,8 @@ def main() -> None:
         "pages": pages,
         "parser_pages_per_s": round(parser_rate, 2),
         "pypdfium2_pages_per_s": round(pdfium_rate, 1),
+        "unstructured_fast_pages_per_s": round(unstructured_rate, 2) if unstructured_rate else None,
+        "unstructured_sample_pages": UNSTRUCTURED_SAMPLE_PAGES if unstructured_rate else None,
         "processes": args.processes,
         "items": source["items"],
         "total_pages": total_pages,
@@ -258,6 +297,9 @@ def main() -> None:
     RESULTS.write_text(json.dumps(out, indent=2) + "\n")
     print(f"{'path':<44}{'pages/s':>10}")
     print(f"{'pypdfium2 text only (1 process)':<44}{pdfium_rate:>10.1f}")
+    if unstructured_rate:
+        label = "unstructured partition_pdf(fast) (1 process)"
+        print(f"{label:<44}{unstructured_rate:>10.2f}")
     label = f"citeproof full path, source + embed ({args.processes} procs)"
     print(f"{label:<44}{parser_rate:>10.2f}")
     if thesis_rate:

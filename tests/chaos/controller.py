@@ -116,7 +116,7 @@ async def _verdicts(url: str, run_ids: list[str]) -> list[list[tuple]]:
         out = []
         for run_id in run_ids:
             rows = await conn.fetch(
-                "SELECT c.ordinal, c.reference_label, v.label, v.quote, v.quote_page "
+                "SELECT c.ordinal, c.reference_label, v.label, v.confidence, v.quote, v.quote_page "
                 "FROM verdicts v JOIN citations c ON c.id = v.citation_id "
                 "WHERE v.run_id = $1 ORDER BY c.ordinal, c.reference_label",
                 uuid.UUID(run_id),
