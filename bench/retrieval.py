@@ -427,6 +427,7 @@ async def run(directory: Path, split: str, output: Path, latency_chunks: int) ->
     started = time.perf_counter()
     configure_process(RetrieverSettings())  # as in a retriever process
     get_embedder().embed(["load the model"])
+    get_embedder(role="queries").embed(["load the model"])
     async with database() as pool:
         print(f"parsing {len(cited)} abstracts through the parser ...", file=sys.stderr)
         user, documents = await index_through_parser(pool, cited)

@@ -112,3 +112,25 @@ def test_two_processes_building_the_cache_at_once_both_succeed(tmp_path: Path) -
     built = sorted(p.name for p in cache.rglob("*") if p.is_file())
     # One complete model, its lock file, and no temporary leftovers.
     assert built == [".lock", "model-fp32.onnx"], built
+
+
+def test_queries_run_in_full_precision_and_documents_in_int8_by_default() -> None:
+    from citeproof.embeddings import factory
+
+    saved = dict(factory._instances)
+    factory._instances.clear()
+    try:
+        documents = factory.get_embedder(EmbeddingSettings())
+        queries = factory.get_embedder(EmbeddingSettings(), role="queries")
+        assert documents.model.endswith("onnx-int8") and queries.model.endswith("onnx-fp32")
+        assert factory.get_embedder(role="queries") is queries
+        # Mixed precisions still rank alike: int8 chunk vectors against fp32 query vectors.
+        cosines = np.sum(documents.embed(SENTENCES) * queries.embed(SENTENCES), axis=1)
+        assert cosines.min() > 0.98
+        factory._instances.clear()
+        torch_settings = EmbeddingSettings(runtime="torch")
+        shared = factory.get_embedder(torch_settings)
+        assert factory.get_embedder(torch_settings, role="queries") is shared
+    finally:
+        factory._instances.clear()
+        factory._instances.update(saved)

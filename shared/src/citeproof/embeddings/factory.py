@@ -1,14 +1,28 @@
+"""Building embedders, and the process-wide ones per role.
+
+Two roles: `documents` (the parser embedding every chunk: bulk, int8 by default) and `queries`
+(the retriever and the local judge: a few texts per citation, fp32 by default). With the torch
+runtime or the `openai` backend the roles share one embedder.
+"""
+
 from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Literal
+
+import msgspec
 
 from citeproof.embeddings.base import Embedder
 from citeproof.embeddings.settings import EmbeddingSettings
 from citeproof.settings import load
 
 _lock = threading.Lock()
-_instance: Embedder | None = None
+# role -> (the settings it was built from, the embedder); roles resolving to equal settings
+# share the embedder, so a process holds the model once per precision it actually uses.
+_instances: dict[str, tuple[EmbeddingSettings, Embedder]] = {}
+
+Role = Literal["documents", "queries"]
 
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder:
@@ -27,10 +41,30 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
     return OnnxEmbedder(settings.threads, settings.precision, cache_dir)
 
 
-def get_embedder(settings: EmbeddingSettings | None = None) -> Embedder:
-    """The process-wide embedder (built on first use from `settings` or the environment)."""
-    global _instance
+def settings_for(settings: EmbeddingSettings, role: Role) -> EmbeddingSettings:
+    """`settings` with the precision of `role` (only the `onnx` runtime has two)."""
+    if role == "queries":
+        return msgspec.structs.replace(settings, precision=settings.query_precision)
+    return settings
+
+
+def _sharing_key(settings: EmbeddingSettings) -> EmbeddingSettings:
+    # Only the onnx runtime's precision tells the roles apart.
+    onnx = settings.backend == "local" and settings.runtime == "onnx"
+    return msgspec.structs.replace(
+        settings, precision=settings.precision if onnx else "int8", query_precision="fp32"
+    )
+
+
+def get_embedder(settings: EmbeddingSettings | None = None, role: Role = "documents") -> Embedder:
+    """The process-wide embedder of `role`, built on first use from `settings` or the
+    environment; later calls return it whatever they pass."""
+    built = _instances.get(role)
+    if built is not None:
+        return built[1]
     with _lock:
-        if _instance is None:
-            _instance = build_embedder(settings or load(EmbeddingSettings))
-        return _instance
+        if role not in _instances:
+            effective = _sharing_key(settings_for(settings or load(EmbeddingSettings), role))
+            shared = next((e for s, e in _instances.values() if s == effective), None)
+            _instances[role] = (effective, shared or build_embedder(effective))
+        return _instances[role][1]

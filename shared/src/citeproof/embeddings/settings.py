@@ -36,11 +36,19 @@ class EmbeddingSettings(Settings, frozen=True, kw_only=True):
     precision: Annotated[
         Literal["int8", "fp32"],
         doc(
-            "Weights of the `onnx` runtime. `int8`: dynamic int8 quantisation (per-channel "
-            "weights), ~2x faster than fp32 on CPU, cosine > 0.98 to torch fp32. `fp32`: same "
-            "numbers as torch."
+            "Weights of the `onnx` runtime for document chunks (the parser's bulk work). "
+            "`int8`: dynamic int8 quantisation (per-channel weights), ~2-3x faster than fp32 on "
+            "CPU, cosine > 0.98 to torch fp32. `fp32`: same numbers as torch."
         ),
     ] = "int8"
+    query_precision: Annotated[
+        Literal["int8", "fp32"],
+        doc(
+            "Weights of the `onnx` runtime for query-time embeddings: the retriever's claims and "
+            "the evidence sentences it ranks, the local judge's features. A few texts per "
+            "citation, so full precision by default (ADR 0010)."
+        ),
+    ] = "fp32"
     threads: Annotated[
         int,
         doc(

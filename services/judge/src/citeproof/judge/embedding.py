@@ -44,7 +44,7 @@ def _own_minilm_embed(texts: list[str]) -> np.ndarray:
 
 def embed_texts(texts: list[str]) -> np.ndarray:
     """Embeddings of ``texts`` as a float32 array of shape (len(texts), 384), rows of norm 1."""
-    shared = get_embedder()
+    shared = get_embedder(role="queries")
     if str(shared.model).startswith(EMBEDDING_MODEL_NAME):
         return np.asarray(shared.embed(texts), dtype=np.float32)
     return _own_minilm_embed(texts)

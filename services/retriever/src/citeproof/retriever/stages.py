@@ -62,7 +62,7 @@ ON CONFLICT (run_id, citation_id) DO NOTHING
 
 
 async def default_embed(texts: list[str]) -> np.ndarray:
-    return await aembed(get_embedder(), texts)
+    return await aembed(get_embedder(role="queries"), texts)
 
 
 def configure_process(settings: RetrieverSettings) -> None:
