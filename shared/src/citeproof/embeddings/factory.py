@@ -41,19 +41,14 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
     return OnnxEmbedder(settings.threads, settings.precision, cache_dir)
 
 
-def settings_for(settings: EmbeddingSettings, role: Role) -> EmbeddingSettings:
-    """`settings` with the precision of `role` (only the `onnx` runtime has two)."""
-    if role == "queries":
-        return msgspec.structs.replace(settings, precision=settings.query_precision)
-    return settings
+def _effective(settings: EmbeddingSettings, role: Role) -> EmbeddingSettings:
+    """The settings the embedder of `role` is built from; roles with equal ones share it.
 
-
-def _sharing_key(settings: EmbeddingSettings) -> EmbeddingSettings:
-    # Only the onnx runtime's precision tells the roles apart.
+    Only the onnx runtime has a precision per role; elsewhere both roles resolve alike.
+    """
     onnx = settings.backend == "local" and settings.runtime == "onnx"
-    return msgspec.structs.replace(
-        settings, precision=settings.precision if onnx else "int8", query_precision="fp32"
-    )
+    precision = settings.query_precision if onnx and role == "queries" else settings.precision
+    return msgspec.structs.replace(settings, precision=precision, query_precision=precision)
 
 
 def get_embedder(settings: EmbeddingSettings | None = None, role: Role = "documents") -> Embedder:
@@ -64,7 +59,7 @@ def get_embedder(settings: EmbeddingSettings | None = None, role: Role = "docume
         return built[1]
     with _lock:
         if role not in _instances:
-            effective = _sharing_key(settings_for(settings or load(EmbeddingSettings), role))
+            effective = _effective(settings or load(EmbeddingSettings), role)
             shared = next((e for s, e in _instances.values() if s == effective), None)
             _instances[role] = (effective, shared or build_embedder(effective))
         return _instances[role][1]
