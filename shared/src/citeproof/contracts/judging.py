@@ -7,21 +7,34 @@ judgement of another citation.
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import Protocol
 
 import msgspec
 
-SUPPORTED: Final = "supported"
-PARTIALLY_SUPPORTED: Final = "partially_supported"
-UNSUPPORTED: Final = "unsupported"
-CONTRADICTED: Final = "contradicted"
+# The labels live in the pipeline contract; re-exported here for the judge's callers.
+from citeproof.pipeline import (
+    CONTRADICTED,
+    JUDGE_LABELS,
+    LABELS_NEEDING_QUOTE,
+    NEEDS_REVIEW,
+    PARTIALLY_SUPPORTED,
+    SUPPORTED,
+    UNSUPPORTED,
+)
 
-# The labels a judge backend may return; the non-verdicts (source_missing, judge_error, ...) are
-# decided by the pipeline around the judge, never by a backend.
-JUDGE_LABELS: Final = (SUPPORTED, PARTIALLY_SUPPORTED, UNSUPPORTED, CONTRADICTED)
-
-# Labels that assert something about the source and so must be backed by a verbatim quote.
-LABELS_NEEDING_QUOTE: Final = frozenset({SUPPORTED, PARTIALLY_SUPPORTED, CONTRADICTED})
+__all__ = [
+    "CONTRADICTED",
+    "JUDGE_LABELS",
+    "LABELS_NEEDING_QUOTE",
+    "NEEDS_REVIEW",
+    "PARTIALLY_SUPPORTED",
+    "SUPPORTED",
+    "UNSUPPORTED",
+    "JudgeBackend",
+    "JudgeRequest",
+    "Passage",
+    "Verdict",
+]
 
 
 class Passage(msgspec.Struct, frozen=True, kw_only=True):
