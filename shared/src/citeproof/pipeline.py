@@ -22,8 +22,8 @@ EVENTS_CHANNEL: Final = "citeproof_events"
 STAGE_TABLES: Final = {
     "parse": "parse_items",
     "plan": "plan_items",
-    "retrieve": "retrieve_items",
-    "judge": "judge_items",
+    "retrieve": "retrieve_tasks",
+    "judge": "judge_tasks",
 }
 
 # --- Verdict labels --------------------------------------------------------------------------
