@@ -21,7 +21,7 @@ EVENTS_CHANNEL: Final = "citeproof_events"
 # stage name -> queue table. Planning shares the retrieve channel with retrieval (one service).
 STAGE_TABLES: Final = {
     "parse": "parse_items",
-    "plan": "plan_items",
+    "plan": "runs",
     "retrieve": "retrieve_tasks",
     "judge": "judge_tasks",
 }
