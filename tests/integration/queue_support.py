@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import uuid
+
 import asyncpg
 
 from citeproof.queue import QueueSettings
 
 TEST_TABLE_DDL = """
-CREATE TABLE IF NOT EXISTS test_tasks (
+CREATE TABLE IF NOT EXISTS {table} (
     id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     batch             text NOT NULL,
     payload           text NOT NULL DEFAULT '',
@@ -24,9 +26,9 @@ CREATE TABLE IF NOT EXISTS test_tasks (
     created_at        timestamptz NOT NULL DEFAULT now(),
     finished_at       timestamptz
 );
-CREATE INDEX IF NOT EXISTS test_tasks_queued_idx ON test_tasks (priority, run_after)
+CREATE INDEX IF NOT EXISTS {table}_queued_idx ON {table} (priority, run_after)
     WHERE state = 'queued';
-CREATE INDEX IF NOT EXISTS test_tasks_running_idx ON test_tasks (lease_expires_at)
+CREATE INDEX IF NOT EXISTS {table}_running_idx ON {table} (lease_expires_at)
     WHERE state = 'running';
 CREATE TABLE IF NOT EXISTS test_task_effects (
     task_id    bigint NOT NULL,
@@ -56,20 +58,31 @@ def fast_settings(**overrides: object) -> QueueSettings:
     return QueueSettings(**values).validate()  # type: ignore[arg-type]
 
 
-async def ensure_test_table(pool: asyncpg.Pool) -> None:
+async def ensure_test_table(pool: asyncpg.Pool, table: str = "test_tasks") -> None:
+    """Create the shared test queue, or a test's own (`table`) that no other test claims."""
     async with pool.acquire() as conn:
         await conn.execute("SELECT pg_advisory_lock(42)")
         try:
-            await conn.execute(TEST_TABLE_DDL)
+            await conn.execute(TEST_TABLE_DDL.replace("{table}", table))
         finally:
             await conn.execute("SELECT pg_advisory_unlock(42)")
 
 
-async def enqueue(pool: asyncpg.Pool, batch: str, count: int, **columns: object) -> None:
+def private_table_name() -> str:
+    return f"test_tasks_{uuid.uuid4().hex[:10]}"
+
+
+async def drop_test_table(pool: asyncpg.Pool, table: str) -> None:
+    await pool.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+async def enqueue(
+    pool: asyncpg.Pool, batch: str, count: int, *, table: str = "test_tasks", **columns: object
+) -> None:
     max_attempts = columns.get("max_attempts", 5)
     payload = columns.get("payload", "")
     await pool.execute(
-        "INSERT INTO test_tasks (batch, max_attempts, payload) "
+        f"INSERT INTO {table} (batch, max_attempts, payload) "
         "SELECT $1, $2, $3 FROM generate_series(1, $4)",
         batch,
         max_attempts,

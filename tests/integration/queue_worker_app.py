@@ -1,12 +1,14 @@
 """A worker process on the test queue table, for tests that need a real OS process.
 
 Run as `python -m tests.integration.queue_worker_app`; each task sleeps for the number of
-seconds in its payload, then records its effect.
+seconds in its payload, then records its effect. QUEUE_APP_TABLE / QUEUE_APP_CHANNEL point it
+at a test's own queue table, so it never claims rows another test left in the shared one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 
 from citeproof.queue import Stage, TaskContext, run_worker
 
@@ -22,7 +24,12 @@ async def sleepy(ctx: TaskContext) -> None:
         )
 
 
-STAGE = Stage(name="test", table="test_tasks", channel="citeproof_test_app", handler=sleepy)
+STAGE = Stage(
+    name="test",
+    table=os.environ.get("QUEUE_APP_TABLE", "test_tasks"),
+    channel=os.environ.get("QUEUE_APP_CHANNEL", "citeproof_test_app"),
+    handler=sleepy,
+)
 
 if __name__ == "__main__":
     run_worker(service="testworker", stages=[STAGE])

@@ -16,9 +16,15 @@ from citeproof.db.embedded import EmbeddedPostgres
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
-from citeproof.queue import Stage, Worker
+from citeproof.queue import Stage, Worker, notify
 
-from .queue_support import enqueue, ensure_test_table, fast_settings
+from .queue_support import (
+    drop_test_table,
+    enqueue,
+    ensure_test_table,
+    fast_settings,
+    private_table_name,
+)
 from .test_queue_runtime import count_state, record_effect, wait_until
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -91,8 +97,69 @@ async def test_sigterm_lets_a_short_task_finish(pool, database_url) -> None:
     assert await _is_state(pool, batch, "succeeded")
 
 
-async def _is_state(pool: asyncpg.Pool, batch: str, state: str) -> bool:
-    return await count_state(pool, batch, state) == 1
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# A worker whose every slot is busy has nothing to do but wait: over this window it may use
+# a tenth of its time on the CPU (timer wake-ups, heartbeats, the listener's keepalive).
+IDLE_WINDOW_S = 2.0
+IDLE_CPU_LIMIT_S = 0.2
+
+
+# "none": only the listener's connect wake-up arrives while the worker is full.
+@pytest.mark.parametrize("more_work", ["none", "row_and_notify"])
+@pytest.mark.xfail(strict=True, reason="a full worker spins on a set wake event (busy loop)")
+async def test_a_worker_at_capacity_waits_without_burning_cpu(
+    pool, database_url, more_work
+) -> None:
+    table, channel = private_table_name(), f"cap_{uuid.uuid4().hex[:8]}"
+    await ensure_test_table(pool, table)
+    batch = f"cap-{uuid.uuid4().hex[:8]}"
+    await enqueue(pool, batch, 1, table=table, payload="8")
+    env = worker_env(
+        database_url,
+        CITEPROOF_CONCURRENCY="1",
+        CITEPROOF_BATCH_SIZE="1",
+        CITEPROOF_DRAIN_GRACE_S="0.5",
+        QUEUE_APP_TABLE=table,
+        QUEUE_APP_CHANNEL=channel,
+    )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.integration.queue_worker_app",
+        env=env, cwd=REPO_ROOT, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        await wait_until(lambda: _is_state(pool, batch, "running", table=table), timeout=60)
+        await asyncio.sleep(0.5)  # the listener connects; start-up work settles
+        if more_work == "row_and_notify":
+            # Work the full worker cannot take yet, announced the way producers announce it.
+            async with pool.acquire() as conn, conn.transaction():
+                await enqueue(conn, f"{batch}-more", 1, table=table, payload="0")
+                await notify(conn, channel)
+        before = cpu_seconds(proc.pid)
+        await asyncio.sleep(IDLE_WINDOW_S)
+        used = cpu_seconds(proc.pid) - before
+        # The task still sleeps: the window measured a worker at capacity.
+        assert await _is_state(pool, batch, "running", table=table)
+        assert used < IDLE_CPU_LIMIT_S, f"{used:.2f} s of CPU in {IDLE_WINDOW_S} s while full"
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), 30)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+        await drop_test_table(pool, table)
+
+
+async def _is_state(pool: asyncpg.Pool, batch: str, state: str, table: str = "test_tasks") -> bool:
+    query = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state = $2"
+    return await pool.fetchval(query, batch, state) == 1
 
 
 @pytest.mark.slow
