@@ -111,7 +111,6 @@ IDLE_CPU_LIMIT_S = 0.2
 
 # "none": only the listener's connect wake-up arrives while the worker is full.
 @pytest.mark.parametrize("more_work", ["none", "row_and_notify"])
-@pytest.mark.xfail(strict=True, reason="a full worker spins on a set wake event (busy loop)")
 async def test_a_worker_at_capacity_waits_without_burning_cpu(
     pool, database_url, more_work
 ) -> None:

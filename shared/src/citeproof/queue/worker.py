@@ -227,11 +227,14 @@ class Worker:
         claim_sql = stage.sql(_sql.CLAIM)
         while not self._stopping.is_set():
             self._last_tick = time.monotonic()
+            # Clear on every pass, before reading the capacity: a NOTIFY arriving during the
+            # claim re-arms it, and one that arrives while every slot is busy needs no
+            # remembering - a finishing task sets the event again and its claim finds the
+            # announced rows. Clearing only when there was room made a full worker spin.
+            runner.wake.clear()
             capacity = settings.concurrency - len(runner.in_flight)
             claimed = 0
             if capacity > 0:
-                # Clear before claiming: a NOTIFY arriving during the claim re-arms it.
-                runner.wake.clear()
                 try:
                     rows = await self.pool.fetch(
                         claim_sql,
