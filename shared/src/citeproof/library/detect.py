@@ -1,0 +1,29 @@
+"""Which library format a file is, from its content (the extension is only a tie-breaker)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from citeproof.library.model import BIBTEX, CSL_JSON, RIS, LibraryFormatError
+
+_BIBTEX_BLOCK = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
+_RIS_RECORD = re.compile(r"^TY  - ", re.MULTILINE)
+_EXTENSIONS = {".bib": BIBTEX, ".bibtex": BIBTEX, ".ris": RIS, ".json": CSL_JSON}
+
+
+def detect_library_format(text: str, filename: str = "") -> str:
+    stripped = text.lstrip("\ufeff \t\r\n")
+    if stripped.startswith(("[", "{")):
+        return CSL_JSON
+    if _RIS_RECORD.search(text):
+        return RIS
+    if _BIBTEX_BLOCK.search(text):
+        return BIBTEX
+    by_name = _EXTENSIONS.get(PurePosixPath(filename).suffix.lower())
+    if by_name is not None:
+        return by_name
+    raise LibraryFormatError(
+        "The file is not a bibliography citeproof can read: export your library as BibTeX "
+        "(.bib), RIS (.ris) or CSL JSON (.json)."
+    )

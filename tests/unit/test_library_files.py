@@ -1,0 +1,192 @@
+# ruff: noqa: E501, W291 - export samples keep their real long lines and "ER  - " tags
+"""Reference-manager exports: BibTeX (Zotero, Better BibTeX, Mendeley, JabRef), RIS, CSL-JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citeproof.library import BIBTEX, CSL_JSON, RIS, LibraryFormatError, parse_library
+from citeproof.library.attachments import (
+    attachment_basename,
+    find_local_attachment,
+    parse_file_field,
+    relative_inside,
+)
+
+ZOTERO_BIB = r"""@article{kowalczyk_street-tree_2021,
+	title = {Street-tree canopy cover and summer afternoon air temperature in twelve {European} cities},
+	volume = {14},
+	doi = {10.5555/ucl.2021.0142},
+	journal = {Urban Climate Letters},
+	author = {Kowalczyk, Marta and Brandt, Daniel and Ferrer, Luc{\'i}a},
+	year = {2021},
+	file = {Full Text PDF:files/12/Kowalczyk et al. - 2021 - Street-tree canopy.pdf:application/pdf;Snapshot:files/13/snapshot.html:text/html},
+}
+
+@article{van_dijk_diurnal_2019,
+	title = {Diurnal and seasonal dynamics of the urban heat island},
+	author = {van Dijk, Pieter and Janssen, Anouk},
+	date = {2019-06},
+	url = {https://doi.org/10.5555/UCL.2019.0031},
+}
+
+@report{who_heat_2021,
+	title = {Heat and health},
+	author = {{World Health Organization}},
+	year = {2021},
+}
+"""
+
+
+def test_zotero_bibtex_entries_keys_and_attachments() -> None:
+    library = parse_library(ZOTERO_BIB, "My Library.bib")
+    assert library.format == BIBTEX
+    assert library.problems == []
+    first, second, third = library.entries
+    assert first.key == "kowalczyk_street-tree_2021"
+    assert first.title.startswith("Street-tree canopy cover") and "European" in first.title
+    assert first.authors == ["Kowalczyk", "Brandt", "Ferrer"]
+    assert first.year == 2021 and first.doi == "10.5555/ucl.2021.0142"
+    assert first.venue == "Urban Climate Letters"
+    assert first.line == 1
+    assert [a.path for a in first.attachments] == [
+        "files/12/Kowalczyk et al. - 2021 - Street-tree canopy.pdf",
+        "files/13/snapshot.html",
+    ]
+    assert first.attachments[0].is_pdf and not first.attachments[1].is_pdf
+    assert first.attachments[0].description == "Full Text PDF"
+    # BibLaTeX `date`, DOI from a doi.org URL, surname particles kept.
+    assert second.year == 2019 and second.doi == "10.5555/ucl.2019.0031"
+    assert second.authors == ["van Dijk", "Janssen"]
+    # A braced corporate author stays whole.
+    assert third.authors == ["World Health Organization"]
+
+
+def test_malformed_entry_is_reported_by_line_and_the_rest_is_read() -> None:
+    text = ZOTERO_BIB.replace(
+        "@article{van_dijk_diurnal_2019,\n\ttitle = {Diurnal",
+        "@article{broken_2020,\n\ttitle = {Never closed,\n}\n\n@article{van_dijk_diurnal_2019,\n"
+        "\ttitle = {Diurnal",
+    )
+    library = parse_library(text, "x.bib")
+    keys = [e.key for e in library.entries]
+    assert "kowalczyk_street-tree_2021" in keys and "who_heat_2021" in keys
+    assert "broken_2020" not in keys
+    assert len(library.problems) == 1
+    assert library.problems[0].line == 11
+    assert "line 11" in library.problems[0].describe()
+
+
+@pytest.mark.parametrize(
+    ("field", "expected"),
+    [
+        # Better BibTeX: bare paths, several separated by ';'.
+        ("files/1/a.pdf;files/2/b.pdf", [("files/1/a.pdf", None), ("files/2/b.pdf", None)]),
+        # Zotero on Windows: drive colon and backslashes escaped.
+        (
+            r"Full Text:C\:\\Users\\me\\Zotero\\storage\\AB12\\paper.pdf:application/pdf",
+            [(r"C:\Users\me\Zotero\storage\AB12\paper.pdf", "application/pdf")],
+        ),
+        # Mendeley Desktop: empty description, $\backslash$ for backslashes, bare type.
+        (
+            r":C$\backslash$:/Users/me/Mendeley/Smith 2020.pdf:pdf",
+            [("C:/Users/me/Mendeley/Smith 2020.pdf", "pdf")],
+        ),
+        # JabRef.
+        (":papers/smith.pdf:PDF", [("papers/smith.pdf", "PDF")]),
+    ],
+)
+def test_file_field_dialects(field: str, expected: list[tuple[str, str | None]]) -> None:
+    assert [(a.path, a.mime) for a in parse_file_field(field)] == expected
+
+
+def test_attachment_paths_never_leave_the_export(tmp_path: Path) -> None:
+    assert relative_inside("files/12/a.pdf").as_posix() == "files/12/a.pdf"
+    assert relative_inside("../../etc/passwd") is None
+    assert relative_inside("files/../../secret.pdf") is None
+    assert relative_inside("/home/me/Zotero/storage/X/a.pdf") is None
+    assert relative_inside(r"C:\Users\me\a.pdf") is None
+    assert attachment_basename(r"C:\Users\me\a b.pdf") == "a b.pdf"
+    (tmp_path / "files" / "3").mkdir(parents=True)
+    (tmp_path / "files" / "3" / "a.pdf").write_bytes(b"%PDF-1.4")
+    outside = tmp_path.parent / "outside.pdf"
+    outside.write_bytes(b"%PDF-1.4")
+    assert find_local_attachment("files/3/a.pdf", tmp_path, allow_absolute=False) == (
+        tmp_path / "files" / "3" / "a.pdf"
+    )
+    assert find_local_attachment(str(outside), tmp_path, allow_absolute=False) is None
+    assert find_local_attachment(str(outside), tmp_path, allow_absolute=True) == outside
+
+
+RIS_TEXT = """TY  - JOUR
+TI  - Roof-level and street-level cooling by extensive green roofs
+AU  - Hofer, Katharina
+AU  - Lindqvist, Johan
+PY  - 2020
+DO  - 10.5555/ber.2020.0378
+L1  - files/2/2-green-roofs.pdf
+ER  - 
+
+TY  - JOUR
+ID  - marchetti2022
+T1  - Reflective pavement coatings
+A1  - Marchetti, Elena
+Y1  - 2022///
+UR  - https://doi.org/10.5555/ucl.2022.0219
+ER  - 
+
+TY  - JOUR
+TI  - A record whose end line is missing
+AU  - Osei, Kwame
+PY  - 2024
+"""
+
+
+def test_ris_records_with_l1_attachments_and_problems() -> None:
+    library = parse_library(RIS_TEXT, "export.ris")
+    assert library.format == RIS
+    first, second, third = library.entries
+    assert first.key == "hofer2020" and first.authors == ["Hofer", "Lindqvist"]
+    assert [a.path for a in first.attachments] == ["files/2/2-green-roofs.pdf"]
+    assert first.doi == "10.5555/ber.2020.0378" and first.line == 1
+    assert second.key == "marchetti2022" and second.year == 2022
+    assert second.doi == "10.5555/ucl.2022.0219" and second.title == "Reflective pavement coatings"
+    assert third.authors == ["Osei"] and third.line == 18
+    assert [p.line for p in library.problems] == [18]
+
+
+def test_csl_json_zotero_export() -> None:
+    items = [
+        {
+            "id": "http://zotero.org/users/local/x/items/ABCD1234",
+            "citation-key": "aalto2023",
+            "type": "article-journal",
+            "title": "Heat-related mortality in fourteen European cities",
+            "author": [
+                {"family": "Aalto", "given": "Hanna"},
+                {"family": "Dijk", "given": "P.", "non-dropping-particle": "van"},
+                {"literal": "EuroHeat Consortium"},
+            ],
+            "issued": {"date-parts": [[2023, 2]]},
+            "DOI": "10.5555/EEH.2023.0057",
+        },
+        {"id": "item2", "type": "book", "title": "No authors", "issued": {"raw": "2001"}},
+    ]
+    library = parse_library(json.dumps(items), "lib.json")
+    assert library.format == CSL_JSON
+    first, second = library.entries
+    assert first.key == "aalto2023"
+    assert first.authors == ["Aalto", "van Dijk", "EuroHeat Consortium"]
+    assert first.year == 2023 and first.doi == "10.5555/eeh.2023.0057"
+    assert second.key == "item2" and second.year == 2001
+
+
+def test_invalid_json_names_the_line_and_unknown_files_are_refused() -> None:
+    with pytest.raises(LibraryFormatError) as caught:
+        parse_library('[\n {"id": "a",\n  "title": }\n]', "lib.json")
+    assert caught.value.line == 3 and "line 3" in caught.value.message
+    with pytest.raises(LibraryFormatError):
+        parse_library("just some words", "notes.txt")
