@@ -166,7 +166,7 @@ def test_years_in_prose_are_not_citations():
 
 def test_marker_split_over_lines_and_hyphenated_name():
     text = author_year_doc(
-        "Graphs help (e.g., Ammar\net al.,\n2018) and MeSH (Jimeno-\nYepes et al., 2011)."
+        "Graphs help (e.g., Ammar\net al.,\n2018) and MeSH (Jimeno-\nYepes and Aronson, 2011)."
     )
     assert [label for _, label in links(text)] == ["Ammar2018", "Jimenoyepes2011"]
 

@@ -276,7 +276,8 @@ def test_article_based_thesis_links_each_chapter_to_its_own_list():
 # new paragraph that runs on into the next entries (a URL ends no paragraph), so entries follow
 # a DOI on the same line - with no full stop between them.
 _DOI_ENDED_ENTRIES = (
-    "Body (Aalto et al., 2023; van Dijk and Janssen, 2019; Hofer, 2020; Moreau, 2022).\n\n"
+    "Body (Aalto et al., 2023; van Dijk and Janssen, 2019; Hofer, 2020; Moreau and Lindgren, "
+    "2022).\n\n"
     "References\n\n"
     "Aalto, H., Dubois, M. and Gaspar, P. (2023). Heat-related mortality in fourteen European "
     "cities. European Journal of Environmental Health 31(1), 45–60.\n\n"

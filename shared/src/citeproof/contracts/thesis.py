@@ -42,6 +42,9 @@ class Reference(msgspec.Struct, frozen=True, kw_only=True):
     venue: str | None = None
     doi: str | None = None
     arxiv_id: str | None = None
+    # Files the user's reference manager attached to this entry (paths as its export wrote
+    # them); an uploaded source with the same file name is this entry's source, exactly.
+    attachments: list[str] = []
     char_start: int
     char_end: int
 
@@ -67,6 +70,10 @@ class Citation(msgspec.Struct, frozen=True, kw_only=True):
     pinpoint: str | None = None
     # `Reference.label` of the cited entry; None when the marker names no entry of the list.
     reference_label: str | None = None
+    # Unlinked citations only: labels of the entries the marker nearly named (same first author,
+    # or same year with the name among the co-authors), closest first. Shown to the user, never
+    # used as a link.
+    candidates: list[str] = []
 
 
 class ThesisAnalysis(msgspec.Struct, frozen=True, kw_only=True):

@@ -52,7 +52,11 @@ def surname_of(person: str) -> str:
         # "Surname, Given" order, unless the part after the comma is a suffix ("King, Jr.").
         head, _, tail = person.partition(",")
         if head.strip() and tail.strip().lower().strip(".") not in NAME_SUFFIXES:
-            return head.strip()
+            words = head.split()
+            while len(words) > 1 and words[-1].lower().strip(".") in NAME_SUFFIXES:
+                # "Daumé III, Hal": the suffix is not part of the surname.
+                words.pop()
+            return " ".join(words)
         person = head
     if is_organisation(person):
         return person
@@ -74,6 +78,10 @@ def surname_keys(surname: str) -> set[str]:
     """Keys a marker may use for one surname: whole, without particles, last word."""
     keys = {name_key(surname)}
     words = surname.split()
+    while len(words) > 1 and words[-1].lower().strip(",") in NAME_SUFFIXES:
+        # "Daumé III" is cited as "Daumé" as often as in full.
+        words.pop()
+        keys.add(name_key(" ".join(words)))
     if len(words) > 1:
         keys.add(name_key(" ".join(w for w in words if w.lower() not in SURNAME_PARTICLES)))
         keys.add(name_key(words[-1]))

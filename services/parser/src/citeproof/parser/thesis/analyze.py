@@ -26,7 +26,7 @@ from citeproof.parser.thesis.references import (
     extract_references,
     unique_label,
 )
-from citeproof.parser.thesis.resolve import ReferenceIndex
+from citeproof.parser.thesis.resolve import ReferenceIndex, Resolution
 from citeproof.parser.thesis.sections import (
     Section,
     find_reference_section,
@@ -177,13 +177,19 @@ def _number_parts(parts: list[_Part]) -> list[_Part]:
     return numbered
 
 
-def _keep_marker(marker: Marker, links: list[Reference | None], index: ReferenceIndex) -> bool:
+def _keep_marker(marker: Marker, resolutions: list[Resolution], index: ReferenceIndex) -> bool:
     if marker.kind == "numeric" and index.by_number:
         # "[1, 2000]": a number far beyond the list is a value, so the bracket is no citation.
         ceiling = max(index.by_number) * NUMERIC_CEILING_FACTOR + NUMERIC_CEILING_SLACK
         if any((item.number or 0) > ceiling for item in marker.items):
             return False
-    if any(link is not None for link in links):
+    if any(resolution.reference is not None for resolution in resolutions):
+        return True
+    if marker.kind == "numeric" and index.numeric:
+        # "[14]" under a list of 12: a citation whose entry is missing, reported as such.
+        return True
+    if any(resolution.candidates for resolution in resolutions):
+        # A name and year that nearly match an entry are a citation, not prose.
         return True
     if not index.references:
         # Nothing to check against: keep the unmistakable forms only.
@@ -196,18 +202,18 @@ def _keep_marker(marker: Marker, links: list[Reference | None], index: Reference
 
 
 def _narrowed_to_a_listed_work(
-    text: str, marker: Marker, links: list[Reference | None], index: ReferenceIndex
-) -> tuple[Marker, list[Reference | None]]:
+    text: str, marker: Marker, resolutions: list[Resolution], index: ReferenceIndex
+) -> tuple[Marker, list[Resolution]]:
     """A narrative marker that caught a prose word ("In Vienna, Hofer and Lindqvist (2020)"),
     cut back to the names whose first is an entry's first author; unchanged when the whole
     list already starts with one, or when no shorter list does."""
-    if marker.kind != "narrative" or any(index.resolve(item, strict=True) for item in marker.items):
-        return marker, links
+    if marker.kind != "narrative" or any(r.reference for r in resolutions):
+        return marker, resolutions
     for narrower in narrower_narrative_markers(text, marker):
-        narrower_links = [index.resolve(item, strict=True) for item in narrower.items]
-        if any(narrower_links):
-            return narrower, narrower_links
-    return marker, links
+        narrower_resolutions = [index.resolution(item) for item in narrower.items]
+        if any(r.reference for r in narrower_resolutions):
+            return narrower, narrower_resolutions
+    return marker, resolutions
 
 
 def _item_key(item: MarkerItem) -> str:
@@ -342,13 +348,15 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         vancouver = _cites_numbers_in_parentheses(view.text, part.body, index)
         for body_start, body_end in part.body:
             for marker in find_markers(view.text, body_start, body_end, vancouver):
-                links = [index.resolve(item) for item in marker.items]
-                marker, links = _narrowed_to_a_listed_work(view.text, marker, links, index)
-                if not _keep_marker(marker, links, index):
+                resolutions = [index.resolution(item) for item in marker.items]
+                marker, resolutions = _narrowed_to_a_listed_work(
+                    view.text, marker, resolutions, index
+                )
+                if not _keep_marker(marker, resolutions, index):
                     continue
                 markers_found += 1
                 numeric_markers += marker.kind == "numeric"
-                for key, citation in _citations_of(marker, links, claims, text, page_starts):
+                for key, citation in _citations_of(marker, resolutions, claims, text, page_starts):
                     if key in seen_in_claim:
                         continue
                     seen_in_claim.add(key)
@@ -371,7 +379,7 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
 
 def _citations_of(
     marker: Marker,
-    links: list[Reference | None],
+    resolutions: list[Resolution],
     claims: _Claims,
     text: str,
     page_starts: list[int],
@@ -386,7 +394,8 @@ def _citations_of(
     claim_text = text[original_claim[0] : original_claim[1]]
     page = _page_of(page_starts, original_marker[0])
     result: list[tuple[tuple[int, str], Citation]] = []
-    for item, link in zip(marker.items, links, strict=True):
+    for item, resolution in zip(marker.items, resolutions, strict=True):
+        link = resolution.reference
         key = (claim_start, link.label if link is not None else _item_key(item))
         citation = Citation(
             ordinal=0,
@@ -400,6 +409,7 @@ def _citations_of(
             page=page,
             pinpoint=item.pinpoint,
             reference_label=link.label if link is not None else None,
+            candidates=[candidate.label for candidate in resolution.candidates],
         )
         result.append((key, citation))
     return result

@@ -11,7 +11,13 @@ import re
 
 import msgspec
 
-from citeproof.text.names import is_initial, is_organisation, surname_of
+from citeproof.text.names import (
+    NAME_SUFFIXES,
+    SURNAME_PARTICLES,
+    is_initial,
+    is_organisation,
+    surname_of,
+)
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 _ARXIV = re.compile(
@@ -61,16 +67,45 @@ def split_authors(block: str) -> list[str]:
     if is_organisation(block) and "," not in block and " and " not in block:
         return [block]
     pieces = [piece.strip(" .") for piece in _AUTHOR_SPLIT.split(block) if piece.strip(" .")]
-    # "Smith, J., Jones, K." splits into surname and initials pieces: glue them back.
+    # "Smith, J., Jones, K." and "Ammar, Waleed, Dirk Groeneveld" split into surname and given
+    # name pieces: glue a given name back onto the bare surname before it.
     people: list[str] = []
+    bare = False
     for piece in pieces:
         tokens = piece.split()
-        if people and tokens and all(is_initial(token) for token in tokens):
+        initials = bool(tokens) and all(is_initial(token) for token in tokens)
+        if people and tokens and (initials or (bare and _is_given_name(tokens))):
             people[-1] = f"{people[-1]}, {piece}"
+            bare = False
         else:
             people.append(piece)
+            bare = _is_bare_surname(tokens)
     surnames = [surname_of(person) for person in people]
     return [surname for surname in surnames if surname]
+
+
+# Given names after an inverted surname are at most this many words ("Smith, John Paul").
+MAX_GIVEN_NAME_WORDS = 3
+
+
+def _is_bare_surname(tokens: list[str]) -> bool:
+    """ "Ammar", "van Zuylen", "Daumé III": a surname with no given name or initial beside it."""
+    if not tokens or is_initial(tokens[0]):
+        return False
+    core = [
+        token
+        for token in tokens
+        if token.lower() not in SURNAME_PARTICLES and token.lower().strip(".") not in NAME_SUFFIXES
+    ]
+    return len(core) == 1 and core[0][:1].isupper() and not is_initial(core[0])
+
+
+def _is_given_name(tokens: list[str]) -> bool:
+    """ "Waleed", "John Paul", "Hal": capitalised words that follow "Surname," as given names."""
+    return len(tokens) <= MAX_GIVEN_NAME_WORDS and all(
+        token[:1].isupper() and token.replace("-", "").replace(".", "").isalpha()
+        for token in tokens
+    )
 
 
 def _first_sentence(text: str) -> tuple[str, str]:

@@ -1,15 +1,45 @@
-"""Linking marker items to reference entries (numbers, surnames + year + suffix)."""
+"""Linking marker items to reference entries: numbers, or surname + year + suffix + author count.
+
+A heuristic link is made only when everything the marker says agrees with exactly one entry: the
+first author (surname compared without diacritics, particles or apostrophes), the year, the year
+suffix ("2020a" is not "2020b"), and the number of authors the marker implies ("X" one, "X and Y"
+two with Y the second author, "X et al." three or more). Anything less is no link: a citation
+linked to the nearest entry would be judged against a source it never cited, which is worse than
+reporting it unlinked. The entries that nearly matched are kept as candidates so that the report
+can show the user what to fix.
+"""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+
+import msgspec
 
 from citeproof.contracts.thesis import Reference
 from citeproof.parser.thesis.markers import MarkerItem
-from citeproof.text.names import is_organisation, name_key, surname_keys
+from citeproof.text.names import NAME_SUFFIXES, is_organisation, name_key, surname_keys
 
-# How much of an entry's start is searched for a marker's surname when author parsing failed.
-ENTRY_HEAD_CHARS = 80
+# At most this many near-miss entries are reported with an unlinked citation.
+MAX_CANDIDATES = 3
+# How much of an entry's start may hold its author list when looking for a co-author's name.
+ENTRY_HEAD_CHARS = 200
+# Weights of the agreements that order near-miss candidates (closest first).
+YEAR_WEIGHT = 4
+SECOND_AUTHOR_WEIGHT = 2
+COUNT_WEIGHT = 2
+SUFFIX_WEIGHT = 1
+# "et al." implies at least this many authors.
+MIN_ET_AL_AUTHORS = 3
+
+_ET_AL_IN_ENTRY = re.compile(r"\bet\s*al\b|\bothers\b", re.IGNORECASE)
+
+
+class Resolution(msgspec.Struct, frozen=True):
+    """The entry a marker item names (or None) and, when None, the entries it nearly named."""
+
+    reference: Reference | None
+    candidates: list[Reference] = []
 
 
 class ReferenceIndex:
@@ -27,25 +57,111 @@ class ReferenceIndex:
             self.by_year[reference.year].append(reference)
         self.numeric = bool(self.by_number) and len(self.by_number) >= len(references) // 2
 
-    def resolve(self, item: MarkerItem, *, strict: bool = False) -> Reference | None:
-        """The entry ``item`` names, or None.
+    def resolve(self, item: MarkerItem) -> Reference | None:
+        """The entry ``item`` names, or None when no single entry agrees on everything."""
+        return self.resolution(item).reference
 
-        ``strict``: the marker's first name must be the entry's first author; without it, a
-        name among the entry's first words will do (author parsing may have failed).
-        """
+    def resolution(self, item: MarkerItem) -> Resolution:
         if item.number is not None:
-            return self.by_number.get(item.number)
+            return Resolution(self.by_number.get(item.number))
         if not item.names:
-            return None
+            return Resolution(None)
         year = None if item.undated else item.year
-        same_year = self.by_year.get(year, [])
-        candidates = [ref for ref in same_year if _first_author_matches(item, ref)]
-        if not candidates and not strict:
-            # Author parsing failed on the entry: the name near the start of the entry will do.
-            candidates = [ref for ref in same_year if _name_opens_entry(item.names[0], ref.raw)]
-        if not candidates:
+        same_author = [ref for ref in self.references if _first_author_matches(item, ref)]
+        agreeing = [
+            ref for ref in same_author if ref.year == year and _author_count_agrees(item, ref)
+        ]
+        chosen = _by_suffix(item, agreeing)
+        if chosen is not None:
+            return Resolution(chosen)
+        return Resolution(None, self._near_misses(item, year, same_author))
+
+    def _near_misses(
+        self, item: MarkerItem, year: int | None, same_author: list[Reference]
+    ) -> list[Reference]:
+        """Entries sharing the first author, or the year with the name among the co-authors."""
+        key = name_key(item.names[0])
+        co_authored = [
+            ref
+            for ref in self.by_year.get(year, [])
+            if ref not in same_author and key and _names_author(key, ref)
+        ]
+        scored = [(_closeness(item, year, ref), ref) for ref in [*same_author, *co_authored]]
+        scored.sort(key=lambda pair: (-pair[0], pair[1].ordinal))
+        return [ref for _, ref in scored[:MAX_CANDIDATES]]
+
+
+def _by_suffix(item: MarkerItem, agreeing: list[Reference]) -> Reference | None:
+    """The one entry with the marker's year suffix, or None (missing or ambiguous)."""
+    if item.year_suffix:
+        suffixed = [ref for ref in agreeing if ref.year_suffix == item.year_suffix]
+        if len(suffixed) == 1:
+            return suffixed[0]
+        if suffixed or any(ref.year_suffix for ref in agreeing):
             return None
-        return _choose(item, candidates)
+        # The list prints no suffixes for this author and year: by convention "a" is the first
+        # such entry in list order, "b" the second.
+        ordered = sorted(agreeing, key=lambda ref: ref.ordinal)
+        position = ord(item.year_suffix) - ord("a")
+        if len(ordered) >= 2 and 0 <= position < len(ordered):
+            return ordered[position]
+        if len(ordered) == 1 and position == 0:
+            return ordered[0]
+        return None
+    unsuffixed = [ref for ref in agreeing if ref.year_suffix is None]
+    return unsuffixed[0] if len(unsuffixed) == 1 else None
+
+
+def _closeness(item: MarkerItem, year: int | None, reference: Reference) -> int:
+    score = YEAR_WEIGHT if reference.year == year else 0
+    if _author_count_agrees(item, reference):
+        score += COUNT_WEIGHT
+    if len(item.names) >= 2 and _second_author_matches(item, reference):
+        score += SECOND_AUTHOR_WEIGHT
+    if item.year_suffix == reference.year_suffix:
+        score += SUFFIX_WEIGHT
+    return score
+
+
+def _names_author(key: str, reference: Reference) -> bool:
+    if any(key in surname_keys(author) for author in reference.authors):
+        return True
+    head = reference.raw[:ENTRY_HEAD_CHARS]
+    return len(key) >= 3 and key in {name_key(word) for word in head.split()}
+
+
+def _author_count(reference: Reference) -> tuple[int, bool]:
+    """(authors listed, whether the entry says "et al."/"others" after them)."""
+    if not reference.authors:
+        return 0, False
+    head_end = reference.raw.find(str(reference.year)) if reference.year else -1
+    head = reference.raw[: head_end if head_end > 0 else ENTRY_HEAD_CHARS]
+    return len(reference.authors), bool(_ET_AL_IN_ENTRY.search(head))
+
+
+def _author_count_agrees(item: MarkerItem, reference: Reference) -> bool:
+    count, open_ended = _author_count(reference)
+    if count == 0:
+        # Author parsing failed: the count cannot be confirmed, so it cannot agree.
+        return False
+    if item.et_al:
+        return count >= MIN_ET_AL_AUTHORS or open_ended
+    if open_ended:
+        return False
+    if len(item.names) == 1:
+        return count == 1
+    if count != len(item.names):
+        return False
+    return _second_author_matches(item, reference)
+
+
+def _second_author_matches(item: MarkerItem, reference: Reference) -> bool:
+    if len(reference.authors) < 2 or len(item.names) < 2:
+        return False
+    return all(
+        name_key(name) in surname_keys(author)
+        for name, author in zip(item.names[1:], reference.authors[1:], strict=False)
+    )
 
 
 def _first_author_matches(item: MarkerItem, reference: Reference) -> bool:
@@ -55,11 +171,12 @@ def _first_author_matches(item: MarkerItem, reference: Reference) -> bool:
         return False
     if reference.authors:
         keys = surname_keys(reference.authors[0])
-        if marker_key in keys:
+        if marker_key in keys or _suffixless_key(marker_name) in keys:
             return True
         if is_organisation(reference.authors[0]) or is_organisation(marker_name):
             reference_key = name_key(reference.authors[0])
-            return marker_key in reference_key or reference_key in marker_key
+            if marker_key in reference_key or reference_key in marker_key:
+                return True
     if marker_name.isupper() and 2 <= len(marker_key) <= 8:
         # "(WHO, 2014)" for "World Health Organization (WHO). 2014.": an acronym.
         head = reference.authors[0] if reference.authors else reference.raw[:120]
@@ -69,43 +186,13 @@ def _first_author_matches(item: MarkerItem, reference: Reference) -> bool:
     return name_key(reference.raw[: len(marker_name) + 40]).startswith(marker_key)
 
 
+def _suffixless_key(name: str) -> str:
+    """ "Daumé III" -> "daume": a marker may print the generational suffix or not."""
+    words = name.split()
+    while len(words) > 1 and words[-1].lower().strip(".,") in NAME_SUFFIXES:
+        words.pop()
+    return name_key(" ".join(words))
+
+
 def _initials(name: str) -> str:
     return "".join(word[0] for word in name.split() if word[:1].isupper()).lower()
-
-
-def _name_opens_entry(marker_name: str, raw: str) -> bool:
-    """The marker's surname among the first words of the entry (its author list)."""
-    key = name_key(marker_name)
-    return len(key) >= 3 and key in {name_key(word) for word in raw[:ENTRY_HEAD_CHARS].split()}
-
-
-def _choose(item: MarkerItem, candidates: list[Reference]) -> Reference:
-    """Pick among same first-author same-year entries: suffix, co-authors, then count."""
-    if item.year_suffix:
-        suffixed = [ref for ref in candidates if ref.year_suffix == item.year_suffix]
-        if suffixed:
-            return suffixed[0]
-        if all(ref.year_suffix is None for ref in candidates):
-            # Suffixes not printed in the list: "a" is the first such entry, "b" the second.
-            position = ord(item.year_suffix) - ord("a")
-            ordered = sorted(candidates, key=lambda ref: ref.ordinal)
-            if 0 <= position < len(ordered):
-                return ordered[position]
-    if len(candidates) == 1:
-        return candidates[0]
-    scored = sorted(candidates, key=lambda ref: (-_coauthor_score(item, ref), ref.ordinal))
-    return scored[0]
-
-
-def _coauthor_score(item: MarkerItem, reference: Reference) -> int:
-    score = 0
-    author_count = len(reference.authors)
-    if item.et_al:
-        score += 2 if author_count >= 3 else 0
-    elif len(item.names) == 2:
-        score += 2 if author_count == 2 else 0
-        if author_count >= 2 and name_key(item.names[1]) in surname_keys(reference.authors[1]):
-            score += 3
-    elif len(item.names) == 1:
-        score += 2 if author_count == 1 else 0
-    return score
