@@ -34,7 +34,7 @@ def fresh_postgres(prefix: str = "citeproof-bench-") -> Iterator[str]:
         yield url
         return
     root = Path(tempfile.mkdtemp(prefix=prefix))
-    server = EmbeddedPostgres(root / "data").start()
+    server = EmbeddedPostgres(root / "data", fast=True).start()
     try:
         yield server.url()
     finally:

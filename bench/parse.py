@@ -251,7 +251,7 @@ def main() -> None:
         from citeproof.db.embedded import EmbeddedPostgres
 
         tmp = Path(tempfile.mkdtemp(prefix="citeproof-bench-pg-"))
-        server = EmbeddedPostgres(tmp / "data").start()
+        server = EmbeddedPostgres(tmp / "data", fast=True).start()
         database_url = server.url()
     try:
         # The headline: the PDF as a cited source, every chunk embedded (the full path).

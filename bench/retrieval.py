@@ -118,7 +118,7 @@ async def database() -> AsyncIterator[asyncpg.Pool]:
         from citeproof.db.embedded import EmbeddedPostgres
 
         data_dir = Path(tempfile.mkdtemp(prefix="citeproof-bench-pg-"))
-        server = EmbeddedPostgres(data_dir / "data").start()
+        server = EmbeddedPostgres(data_dir / "data", fast=True).start()
         admin_url = server.url()
     name = f"citeproof_bench_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(admin_url)

@@ -47,7 +47,8 @@ def pg_server() -> Iterator[EmbeddedPostgres | None]:
         yield None
         return
     data_dir = Path(tempfile.mkdtemp(prefix="citeproof-test-pg-"))
-    server = EmbeddedPostgres(data_dir / "data").start()
+    # Throw-away data: the fast, crash-unsafe settings are right here.
+    server = EmbeddedPostgres(data_dir / "data", fast=True).start()
     try:
         yield server
     finally:

@@ -255,7 +255,7 @@ def run_chaos(theses: list[Thesis], seed: int, work_dir: Path, *, kills: int = 4
     """Calm run first, then the same theses submitted one after another WHILE the schedule
     runs, so that every disruption lands on work in flight (each thesis has its own user, so
     its sources are parsed, embedded and retrieved for that tenant)."""
-    server = EmbeddedPostgres(work_dir / "pg").start()
+    server = EmbeddedPostgres(work_dir / "pg", fast=True).start()
     try:
         calm_url = asyncio.run(_new_database(server, "calm"))
         chaos_url = asyncio.run(_new_database(server, "chaos"))

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+import msgspec
 
 COMMAND_MODULES = (
     "citeproof.cli._migrate",
@@ -33,9 +36,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# A command's stdout is for its result (a token, a report); library logs go to stderr, and
+# below warning only when the person asked for them.
+CLI_LOG_LEVEL = "warning"
+LOG_LEVEL_ENV = "CITEPROOF_LOG_LEVEL"
+
+
+def _configure_cli_logging() -> None:
+    from citeproof.obs.logs import configure_logging
+    from citeproof.obs.settings import ObservabilitySettings
+    from citeproof.settings import load
+
+    settings = load(ObservabilitySettings)
+    if not os.environ.get(LOG_LEVEL_ENV):
+        settings = msgspec.structs.replace(settings, log_level=CLI_LOG_LEVEL)
+    configure_logging("cli", settings)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _configure_cli_logging()
     return int(args.handler(args) or 0)
 
 

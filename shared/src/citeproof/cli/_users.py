@@ -18,7 +18,7 @@ import asyncpg
 
 from citeproof.auth import UnknownUserError, create_token, create_user, revoke_token
 from citeproof.db.migrate import apply_migrations
-from citeproof.db.pool import resolve_database_url, resolve_listen_url
+from citeproof.db.pool import embedded_server, resolve_database_url, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.settings import load
 
@@ -58,7 +58,14 @@ def _run(command: Callable[[asyncpg.Connection, Any], Awaitable[int]], args: Any
         finally:
             await conn.close()
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    finally:
+        # An embedded server this command started must not outlive it (one it merely
+        # attached to belongs to whoever started it, e.g. a running `citeproof dev`).
+        server = embedded_server()
+        if server is not None and server.owner:
+            server.stop()
 
 
 async def _create_user(conn: asyncpg.Connection, args: Any) -> int:

@@ -73,10 +73,17 @@ def _run(args: list[str], user: str | None, timeout: float = START_TIMEOUT_S) ->
     return result.stdout
 
 
+# Settings that trade crash safety for speed: a crash can lose or corrupt the data directory.
+# Right for throw-away test and demo databases, wrong for a person's library of sources.
+FAST_OPTIONS = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+
+
 @dataclass
 class EmbeddedPostgres:
     data_dir: Path
     owner: bool = False
+    # False (the default) keeps PostgreSQL's durable defaults; True applies FAST_OPTIONS.
+    fast: bool = False
     _user: str | None = field(default=None, repr=False)
 
     @property
@@ -114,9 +121,10 @@ class EmbeddedPostgres:
             return self
         options = (
             f"-h '' -k {self.socket_dir} -c max_connections={MAX_CONNECTIONS} "
-            "-c shared_buffers=128MB -c fsync=off -c synchronous_commit=off "
-            "-c full_page_writes=off"
+            "-c shared_buffers=128MB"
         )
+        if self.fast:
+            options += f" {FAST_OPTIONS}"
         _run(
             [
                 str(_bin("pg_ctl")),

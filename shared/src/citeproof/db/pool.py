@@ -24,7 +24,9 @@ def resolve_database_url(settings: DatabaseSettings) -> str:
     if settings.url:
         return settings.url
     if _embedded is None:
-        _embedded = EmbeddedPostgres(Path(settings.embedded_pg_dir).resolve())
+        _embedded = EmbeddedPostgres(
+            Path(settings.embedded_pg_dir).resolve(), fast=settings.embedded_pg_fast
+        )
         was_running = _embedded.is_running()
         _embedded.start()
         # A process that merely attached must not stop a server others are using.

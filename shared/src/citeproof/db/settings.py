@@ -35,6 +35,13 @@ class DatabaseSettings(Settings, frozen=True, kw_only=True):
     embedded_pg_dir: Annotated[
         str, doc("Data directory of the embedded PostgreSQL (used only without DATABASE_URL).")
     ] = DEFAULT_EMBEDDED_DIR
+    embedded_pg_fast: Annotated[
+        bool,
+        doc(
+            "Run the embedded PostgreSQL with fsync, synchronous_commit and full_page_writes "
+            "off: faster, but a crash can lose the data. For tests and `make demo` only."
+        ),
+    ] = False
     pool_min: Annotated[int, doc("Minimum connections in each process's pool.", ge=0)] = (
         DEFAULT_POOL_MIN
     )
