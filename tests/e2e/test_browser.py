@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from citeproof.pipeline import VERDICT_LABELS
 from tests.e2e.browser.chromium import browser_context, missing_requirement
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -40,17 +41,6 @@ UI_TIMEOUT_MS = 15_000
 SCREENSHOT_VIEWPORT = {"width": 1280, "height": 1600}
 # GET /v1/runs/{id} — what the run page polls when it has no event stream.
 RUN_STATUS_URL = re.compile(r"/v1/runs/[^/?]+$")
-
-VERDICT_LABELS = {
-    "supported",
-    "partially_supported",
-    "unsupported",
-    "contradicted",
-    "source_missing",
-    "source_unreadable",
-    "not_checkable",
-    "judge_error",
-}
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +164,7 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
         "badges => badges.map(b => b.dataset.label)"
     )
     assert len(labels) == total
-    assert set(labels) <= VERDICT_LABELS, f"cards without a verdict: {labels}"
+    assert set(labels) <= set(VERDICT_LABELS), f"cards without a verdict: {labels}"
     summary_total = page.locator(".summary-tile .n").first.inner_text()
     assert int(summary_total) == total
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from citeproof.pipeline import LABELS_NEEDING_QUOTE, SOURCE_MISSING
+
 from .journey import client, report, submit_thesis, wait_for_run
 
 pytestmark = pytest.mark.slow
@@ -43,16 +45,16 @@ def test_sample_thesis_is_verified_end_to_end(stack_url, api_token, demo_pdfs) -
     for c in citations:
         labels[c["reference"]["label"]].append(c["verdict"]["label"])
         assert c["verdict"]["label"], c
-        if c["verdict"]["label"] in ("supported", "partially_supported", "contradicted"):
+        if c["verdict"]["label"] in LABELS_NEEDING_QUOTE:
             assert c["verdict"]["quote"], c  # asserted verdicts carry a verbatim quote
             assert c["verdict"]["quote_page"] is not None, c
     # References [6] and [7] have no uploaded source.
-    assert set(labels["6"]) == {"source_missing"}
-    assert set(labels["7"]) == {"source_missing"}
+    assert set(labels["6"]) == {SOURCE_MISSING}
+    assert set(labels["7"]) == {SOURCE_MISSING}
     # Everything with an uploaded source was judged, not reported missing.
     for label, verdicts in labels.items():
         if label not in ("6", "7"):
-            assert "source_missing" not in verdicts, (label, verdicts)
+            assert SOURCE_MISSING not in verdicts, (label, verdicts)
     assert body["summary"]["total"] == len(citations)
     assert markdown.status_code == 200 and "|" in markdown.text
     assert html.status_code == 200 and "<html" in html.text.lower()

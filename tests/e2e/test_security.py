@@ -23,9 +23,9 @@ import pytest
 
 from citeproof.auth import create_token, create_user, revoke_token
 from citeproof.devstack import DevStack
+from citeproof.pipeline import VERDICT_LABELS
 from tests.e2e.badinput import corpus
 from tests.e2e.badinput.api import (
-    VERDICT_LABELS,
     chunk_text,
     db_fetch,
     new_session,

@@ -15,6 +15,7 @@ from citeproof.api.settings import ApiSettings
 from citeproof.auth import create_token
 from citeproof.db.migrate import default_migrations_dir
 from citeproof.obs.logs import configure_logging
+from citeproof.pipeline import LABEL_NAMES, NEEDS_REVIEW, VERDICT_LABELS
 from tests.integration.api_support import api_client, assert_error, new_session, new_user, upload
 
 
@@ -38,6 +39,16 @@ async def test_healthz_and_readyz(pool, db_settings):
             "pending_migrations": [],
             "workers": {"parse": False, "plan": False, "retrieve": False, "judge": True},
         }
+
+
+async def test_labels_are_served_without_a_token_from_the_pipeline_contract(db_settings):
+    async with api_client(db_settings) as client:
+        response = await client.get("/labels")
+    assert response.status_code == 200, response.text
+    served = {entry["label"]: entry for entry in response.json()}
+    assert set(served) == set(VERDICT_LABELS)
+    assert {label: entry["name"] for label, entry in served.items()} == LABEL_NAMES
+    assert served[NEEDS_REVIEW]["description"] and served[NEEDS_REVIEW]["bar_colour"]
 
 
 async def test_readyz_is_503_with_pending_migrations(pool, db_settings, tmp_path):

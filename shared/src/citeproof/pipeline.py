@@ -18,13 +18,36 @@ JUDGE_CHANNEL: Final = "citeproof_judge"
 EVENTS_CHANNEL: Final = "citeproof_events"
 
 # --- Stages ----------------------------------------------------------------------------------
+PARSE_STAGE: Final = "parse"
+PLAN_STAGE: Final = "plan"
+RETRIEVE_STAGE: Final = "retrieve"
+JUDGE_STAGE: Final = "judge"
+# In pipeline order.
+STAGES: Final = (PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE, JUDGE_STAGE)
+
 # stage name -> queue table. Planning shares the retrieve channel with retrieval (one service).
 STAGE_TABLES: Final = {
-    "parse": "parse_items",
-    "plan": "runs",
-    "retrieve": "retrieve_tasks",
-    "judge": "judge_tasks",
+    PARSE_STAGE: "parse_items",
+    PLAN_STAGE: "runs",
+    RETRIEVE_STAGE: "retrieve_tasks",
+    JUDGE_STAGE: "judge_tasks",
 }
+# stage name -> the channel its workers listen on.
+STAGE_CHANNELS: Final = {
+    PARSE_STAGE: PARSE_CHANNEL,
+    PLAN_STAGE: RETRIEVE_CHANNEL,
+    RETRIEVE_STAGE: RETRIEVE_CHANNEL,
+    JUDGE_STAGE: JUDGE_CHANNEL,
+}
+
+# --- Upload caps -----------------------------------------------------------------------------
+# Enforced by the API at upload time and again by the parser (which must not trust the API);
+# both settings structs take their defaults from here.
+MIB: Final = 1024 * 1024
+# 50 MB covers any real paper or thesis PDF (a 300-page thesis with figures is ~20 MB).
+MAX_FILE_BYTES: Final = 50 * MIB
+# Theses reach 300-400 pages; beyond 500 it is a book or a scan dump, not a citing document.
+MAX_PAGES: Final = 500
 
 # --- Verdict labels --------------------------------------------------------------------------
 # Labels a judge backend decides.
@@ -71,6 +94,19 @@ LABEL_NAMES: Final = {
     SOURCE_UNREADABLE: "Source unreadable",
     NOT_CHECKABLE: "Not checkable",
     JUDGE_ERROR: "Judge error",
+}
+# One sentence per label for a reader of the report (the web UI shows it as a tooltip).
+LABEL_DESCRIPTIONS: Final = {
+    SUPPORTED: "The source backs the claim.",
+    PARTIALLY_SUPPORTED: "The source backs part of the claim.",
+    UNSUPPORTED: "The cited source does not say this.",
+    CONTRADICTED: "The source says the opposite.",
+    NEEDS_REVIEW: "The judge could not decide; read the source yourself.",
+    REFERENCE_MISSING: "The marker has no entry in the reference list.",
+    SOURCE_MISSING: "No uploaded document matches the reference.",
+    SOURCE_UNREADABLE: "The matching document could not be parsed.",
+    NOT_CHECKABLE: "There is no claim to check for this marker.",
+    JUDGE_ERROR: "The judge failed; re-run to retry.",
 }
 
 # Groups for `--fail-on` and exit codes, defined once beside the labels.

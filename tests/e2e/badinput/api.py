@@ -13,18 +13,6 @@ import httpx
 
 JOB_TERMINAL = ("succeeded", "failed", "partial", "dead", "cancelled")
 ERROR_KEYS = {"status", "code", "detail"}
-VERDICT_LABELS = frozenset(
-    {
-        "supported",
-        "partially_supported",
-        "unsupported",
-        "contradicted",
-        "source_missing",
-        "source_unreadable",
-        "not_checkable",
-        "judge_error",
-    }
-)
 
 
 def assert_error(response: httpx.Response, status: int, code: str) -> dict:

@@ -19,6 +19,8 @@ from typing import Any
 
 import httpx
 
+from citeproof.pipeline import CONTRADICTED, UNSUPPORTED
+
 DEFAULT_API_URL = "http://127.0.0.1:8000"
 API_URL_ENV = "CITEPROOF_API_URL"
 TOKEN_ENV = "CITEPROOF_TOKEN"
@@ -31,7 +33,7 @@ UPLOAD_BATCH_BYTES = 60 * 1024 * 1024
 BAR_WIDTH = 24
 
 EXIT_CLEAN, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
-PROBLEM_LABELS = ("contradicted", "unsupported")
+PROBLEM_LABELS = (CONTRADICTED, UNSUPPORTED)
 TERMINAL = ("completed", "cancelled", "failed")
 REPORT_FORMATS = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json"}
 # Refusals that clear up by themselves once earlier uploads are parsed.

@@ -12,9 +12,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+from citeproof.pipeline import EVENTS_CHANNEL
 from citeproof.queue import Listener
-
-EVENTS_CHANNEL = "citeproof_events"
 
 
 class EventHub:

@@ -19,22 +19,17 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from citeproof.api.workers import live_workers_by_service
+from citeproof.pipeline import STAGE_TABLES
 
-# stage -> queue table. Counts use the partial `*_queued_idx` indexes (state = 'queued').
-QUEUE_TABLES = {
-    "parse": "parse_items",
-    "plan": "runs",
-    "retrieve": "retrieve_tasks",
-    "judge": "judge_tasks",
-}
-
+# Per stage: ready rows, age of the oldest ready row, dead rows. Counts use the partial
+# `*_queued_idx` indexes (state = 'queued').
 _QUEUE_STATS_SQL = " UNION ALL ".join(
     f"""SELECT '{stage}' AS stage,
        (SELECT count(*) FROM {table} WHERE state = 'queued' AND run_after <= now()) AS depth,
        (SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(run_after)), 0)::float8 FROM {table}
          WHERE state = 'queued' AND run_after <= now()) AS oldest_age,
        (SELECT count(*) FROM {table} WHERE state = 'dead') AS dead"""
-    for stage, table in QUEUE_TABLES.items()
+    for stage, table in STAGE_TABLES.items()
 )
 
 

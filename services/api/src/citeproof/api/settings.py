@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar
 
+from citeproof.pipeline import MAX_FILE_BYTES, MIB
 from citeproof.settings import Settings, doc
-
-MIB = 1024 * 1024
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_MAX_ACTIVE_PARSE_JOBS = 3
 DEFAULT_MAX_STAGED_BYTES = 120 * MIB
-# A long thesis with figures is ~20 MB; anything far beyond is more likely abuse than a paper.
-# Must equal the parser's cap (citeproof.parser.settings; a test checks it): the API image does
-# not install the parser, so it cannot import it.
-DEFAULT_MAX_FILE_BYTES = 50 * MIB
+# The parser enforces the same cap; both take it from the pipeline contract.
+DEFAULT_MAX_FILE_BYTES = MAX_FILE_BYTES
 DEFAULT_MAX_FILES_PER_UPLOAD = 100
 DEFAULT_MAX_JSON_BODY_BYTES = 64 * 1024
 DEFAULT_RATE_LIMIT_WINDOW_S = 60

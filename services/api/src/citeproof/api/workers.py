@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncpg
 
-STAGES = ("parse", "plan", "retrieve", "judge")
+from citeproof.pipeline import JUDGE_STAGE, PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE
 
 # What a run status says it is waiting for when a stage has no live worker.
 WAITING_LABELS = {
-    "parse": "parser worker",
-    "plan": "retriever worker (planning)",
-    "retrieve": "retriever worker",
-    "judge": "judge worker",
+    PARSE_STAGE: "parser worker",
+    PLAN_STAGE: "retriever worker (planning)",
+    RETRIEVE_STAGE: "retriever worker",
+    JUDGE_STAGE: "judge worker",
 }
 
 LIVE_CAPABILITIES_SQL = """

@@ -22,11 +22,14 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 
 from citeproof.contracts.judging import JudgeRequest, Passage
+from citeproof.pipeline import DEFINITE_LABELS
 
 # Bump whenever the wording, schema or rendering changes: it is part of the verdict-cache key.
 PROMPT_VERSION: Final = "llm-judge-v1"
 
-Label = Literal["supported", "partially_supported", "unsupported", "contradicted"]
+# The model answers one of the definite labels (subscripting Literal with the tuple is the same
+# as listing its members).
+Label = Literal[DEFINITE_LABELS]  # type: ignore[valid-type]
 
 
 class LlmReply(msgspec.Struct, forbid_unknown_fields=True):
@@ -46,7 +49,7 @@ REPLY_SCHEMA: Final[dict[str, Any]] = {
     "properties": {
         "label": {
             "type": "string",
-            "enum": ["supported", "partially_supported", "unsupported", "contradicted"],
+            "enum": list(DEFINITE_LABELS),
         },
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
         "rationale": {"type": "string"},

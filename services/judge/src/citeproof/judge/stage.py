@@ -14,11 +14,13 @@ import msgspec
 
 from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
 from citeproof.judge.errors import JudgeBackendError
+from citeproof.pipeline import JUDGE_CHANNEL, JUDGE_ERROR, JUDGE_STAGE, STAGE_TABLES, UNSUPPORTED
 from citeproof.queue import PermanentError, Stage, TaskContext, TerminalOutcome
-from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict, record_final_verdict
-
-STAGE_NAME = "judge"
-JUDGE_CHANNEL = "citeproof_judge"
+from citeproof.verdicts import (
+    TERMINAL_RUN_STATUSES,
+    record_failure_on_terminal,
+    record_final_verdict,
+)
 
 SELECT_CITATION = """
 SELECT c.claim_text, c.context_text, r.status AS run_status
@@ -72,8 +74,8 @@ class JudgeStage:
 
     def stage(self) -> Stage:
         return Stage(
-            name=STAGE_NAME,
-            table="judge_tasks",
+            name=JUDGE_STAGE,
+            table=STAGE_TABLES[JUDGE_STAGE],
             channel=JUDGE_CHANNEL,
             handler=self.handle,
             on_terminal=self.on_terminal,
@@ -119,26 +121,25 @@ class JudgeStage:
             if exc.retryable:
                 raise  # the endpoint may come back: retried with backoff, then judge_error
             # The server answered, and will answer the same again: no point in retrying.
-            raise PermanentError("judge_error", str(exc)) from exc
+            raise PermanentError(JUDGE_ERROR, str(exc)) from exc
 
     async def on_terminal(
         self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
     ) -> None:
-        if outcome.state not in ("failed", "dead"):
-            return
         # A task that can never be judged must not hold its run back.
-        verdict = failure_verdict(
-            "judge_error",
-            f"The judge failed on this citation: {outcome.error_detail or 'unknown'}",
+        await record_failure_on_terminal(
+            conn,
+            row,
+            outcome,
+            reason="The judge failed on this citation",
             backend=self.backend.name,
             model=self.backend.model,
         )
-        await record_final_verdict(conn, row["run_id"], row["citation_id"], verdict)
 
 
 def _no_evidence(backend: JudgeBackend) -> Verdict:
     return Verdict(
-        label="unsupported",
+        label=UNSUPPORTED,
         confidence=0.5,
         rationale="No passage of the cited source matched the claim.",
         quote=None,

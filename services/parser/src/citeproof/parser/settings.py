@@ -1,15 +1,15 @@
-"""Parser settings. The API imports the size and page caps from here so both sides agree."""
+"""Parser settings. The size and page caps come from the pipeline contract, like the API's."""
 
 from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
+from citeproof.pipeline import MAX_FILE_BYTES, MAX_PAGES
 from citeproof.settings import Settings, doc
 
-# 50 MB covers any real paper or thesis PDF (a 300-page thesis with figures is ~20 MB).
-DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
-# Theses reach 300-400 pages; beyond 500 it is a book or a scan dump, not a citing document.
-DEFAULT_MAX_PAGES = 500
+# The upload caps are part of the pipeline contract: the API enforces the same ones.
+DEFAULT_MAX_FILE_BYTES = MAX_FILE_BYTES
+DEFAULT_MAX_PAGES = MAX_PAGES
 # A 500-page PDF extracts in ~10 s on one core; three times that is a wedged or hostile file.
 DEFAULT_ITEM_TIMEOUT_S = 120.0
 # all-MiniLM-L6-v2 truncates at 256 word pieces; longer chunks would be embedded partially.

@@ -22,12 +22,9 @@ from citeproof.parser.errors import (
 from citeproof.parser.sandbox import ChildCrashed, ParseSandbox, crash_failure
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.store import store_document
+from citeproof.pipeline import PARSE_CHANNEL, PARSE_STAGE, RETRIEVE_CHANNEL, STAGE_TABLES
 from citeproof.queue import PermanentError, Stage, TaskContext, TerminalOutcome, notify
 from citeproof.settings import load
-
-PARSE_CHANNEL = "citeproof_parse"
-RETRIEVE_CHANNEL = "citeproof_retrieve"
-EVENTS_CHANNEL = "citeproof_events"
 
 # Counters and state of the job in ONE statement: the row lock serialises two parsers finishing
 # the last two items at once, and the second UPDATE re-evaluates on the first one's result.
@@ -95,8 +92,8 @@ class ParseService:
 
     def stage(self) -> Stage:
         return Stage(
-            name="parse",
-            table="parse_items",
+            name=PARSE_STAGE,
+            table=STAGE_TABLES[PARSE_STAGE],
             channel=PARSE_CHANNEL,
             handler=self.handle,
             on_terminal=on_terminal,

@@ -19,20 +19,21 @@ import msgspec
 
 from citeproof.contracts.thesis import LINK_EXPLICIT, LinkResult, Reference, SourceMeta
 from citeproof.linking import link_reference
+from citeproof.pipeline import (
+    EVENTS_CHANNEL,
+    NOT_CHECKABLE,
+    RETRIEVE_CHANNEL,
+    SOURCE_MISSING,
+    SOURCE_UNREADABLE,
+)
 from citeproof.queue import TaskContext, TerminalOutcome, notify
 from citeproof.retriever.query import strip_markers, word_count
 from citeproof.retriever.settings import RetrieverSettings
 
-RETRIEVE_CHANNEL: Final = "citeproof_retrieve"
-EVENTS_CHANNEL: Final = "citeproof_events"
 # Written on verdicts decided by the pipeline itself, not by a judge backend.
 PIPELINE_BACKEND: Final = "pipeline"
 NO_CITATIONS_MESSAGE: Final = "no citations found"
 NOTHING_CHECKABLE_MESSAGE: Final = "no citation could be checked against an uploaded source"
-
-SOURCE_MISSING: Final = "source_missing"
-SOURCE_UNREADABLE: Final = "source_unreadable"
-NOT_CHECKABLE: Final = "not_checkable"
 
 SELECT_PENDING = """
 SELECT count(*) FROM documents

@@ -13,17 +13,24 @@ import numpy as np
 
 from citeproof.embeddings import get_embedder
 from citeproof.embeddings.base import aembed
+from citeproof.pipeline import (
+    EVENTS_CHANNEL,
+    JUDGE_CHANNEL,
+    PLAN_STAGE,
+    RETRIEVE_CHANNEL,
+    RETRIEVE_STAGE,
+    STAGE_TABLES,
+)
 from citeproof.queue import Stage, TaskContext, TerminalOutcome, notify
 from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.index import EmbedFn
-from citeproof.retriever.planning import EVENTS_CHANNEL, RETRIEVE_CHANNEL, Planner
+from citeproof.retriever.planning import Planner
 from citeproof.retriever.query import build_query, strip_markers
 from citeproof.retriever.retrieval import EvidencePassage, Retriever
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.settings import load
-from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict, record_final_verdict
+from citeproof.verdicts import TERMINAL_RUN_STATUSES, record_failure_on_terminal
 
-JUDGE_CHANNEL: Final = "citeproof_judge"
 RETRIEVER_BACKEND: Final = "retriever"
 
 SELECT_CITATION = """
@@ -84,8 +91,8 @@ class RetrieverService:
     @property
     def plan_stage(self) -> Stage:
         return Stage(
-            name="plan",
-            table="runs",
+            name=PLAN_STAGE,
+            table=STAGE_TABLES[PLAN_STAGE],
             channel=RETRIEVE_CHANNEL,
             handler=self.planner,
             on_terminal=self.planner.on_terminal,
@@ -94,8 +101,8 @@ class RetrieverService:
     @property
     def retrieve_stage(self) -> Stage:
         return Stage(
-            name="retrieve",
-            table="retrieve_tasks",
+            name=RETRIEVE_STAGE,
+            table=STAGE_TABLES[RETRIEVE_STAGE],
             channel=RETRIEVE_CHANNEL,
             handler=self.retrieve,
             on_terminal=self.on_retrieve_terminal,
@@ -147,17 +154,14 @@ class RetrieverService:
     async def on_retrieve_terminal(
         self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
     ) -> None:
-        if outcome.state not in ("failed", "dead"):
-            return
-        # A retrieval that can never succeed must not hold its run back: the citation gets a
-        # `judge_error` verdict (the pipeline could not produce one) and counts as judged.
-        verdict = failure_verdict(
-            "judge_error",
-            f"Retrieval failed for this citation: {outcome.error_detail or 'unknown'}",
+        # A retrieval that can never succeed must not hold its run back.
+        await record_failure_on_terminal(
+            conn,
+            row,
+            outcome,
+            reason="Retrieval failed for this citation",
             backend=RETRIEVER_BACKEND,
-        )
-        await record_final_verdict(
-            conn, row["run_id"], row["citation_id"], verdict, before_judge=True
+            before_judge=True,
         )
 
 

@@ -18,10 +18,10 @@ from citeproof.api.errors import ApiError, not_found
 from citeproof.api.rows import to_struct, to_structs
 from citeproof.api.scoping import get_session_row
 from citeproof.api.settings import ApiSettings
+from citeproof.pipeline import PARSE_CHANNEL
 
 Conn = asyncpg.Connection | asyncpg.Pool
 
-PARSE_CHANNEL = "citeproof_parse"
 ACTIVE_RUN_STATUSES = ("waiting_for_documents", "planning", "retrieving", "judging")
 
 SESSION_DOCUMENTS_SQL = """

@@ -7,20 +7,10 @@ import uuid
 import msgspec
 
 from citeproof.api.runs.schemas import RunStatus
+from citeproof.pipeline import CONTRADICTED, UNSUPPORTED
 
-# Every verdict label, in the order reports list them.
-VERDICT_LABELS = (
-    "supported",
-    "partially_supported",
-    "unsupported",
-    "contradicted",
-    "source_missing",
-    "source_unreadable",
-    "not_checkable",
-    "judge_error",
-)
-# Labels that make `citeproof verify` exit non-zero.
-PROBLEM_LABELS = frozenset({"unsupported", "contradicted"})
+# Labels counted as problems in the report's headline.
+PROBLEM_LABELS = frozenset({UNSUPPORTED, CONTRADICTED})
 
 
 class ReportThesis(msgspec.Struct, frozen=True):

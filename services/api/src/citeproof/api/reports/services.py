@@ -7,7 +7,6 @@ import uuid
 import asyncpg
 
 from citeproof.api.reports.schemas import (
-    VERDICT_LABELS,
     Report,
     ReportCitation,
     ReportReference,
@@ -17,6 +16,7 @@ from citeproof.api.reports.schemas import (
     ReportVerdict,
 )
 from citeproof.api.runs.services import get_run_status
+from citeproof.pipeline import VERDICT_LABELS
 
 CITATIONS_SQL = """
 SELECT c.id AS citation_id, c.ordinal, c.marker_text, c.claim_text, c.context_text, c.page,

@@ -11,11 +11,10 @@ from citeproof.api.rows import to_structs
 from citeproof.api.runs.schemas import RunProgress, RunStatus, RunSummary, StageProgress
 from citeproof.api.scoping import get_session_row, session_document
 from citeproof.api.workers import WAITING_LABELS, live_stages
+from citeproof.pipeline import EVENTS_CHANNEL, RETRIEVE_CHANNEL
 
 Conn = asyncpg.Connection | asyncpg.Pool
 
-RETRIEVE_CHANNEL = "citeproof_retrieve"
-EVENTS_CHANNEL = "citeproof_events"
 TERMINAL_STATUSES = frozenset({"completed", "cancelled", "failed"})
 
 CREATE_RUN_SQL = """

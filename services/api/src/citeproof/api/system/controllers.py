@@ -10,9 +10,11 @@ from litestar.openapi import ResponseSpec
 from litestar.response import File
 
 from citeproof.api.deps import CallerDep, DbSettings, Metrics, Pool, StaleAfter
+from citeproof.api.reports.labels import LabelInfo, label_catalogue
 from citeproof.api.system.schemas import Health, Me, Readiness
-from citeproof.api.workers import STAGES, live_stages
+from citeproof.api.workers import live_stages
 from citeproof.db.migrate import pending_migrations
+from citeproof.pipeline import STAGES
 
 log = structlog.get_logger("citeproof.api")
 
@@ -68,6 +70,14 @@ class SystemController(Controller):
             workers={stage: stage in live for stage in STAGES},
         )
         return Response(body, status_code=200 if ready else 503)
+
+    @get(
+        "/labels",
+        summary="Verdict labels, worst first, with their names, descriptions and colours",
+        description="Public: the web UI reads it before sign-in; it holds no user data.",
+    )
+    async def labels(self) -> list[LabelInfo]:
+        return label_catalogue()
 
     @get("/metrics", summary="Prometheus metrics", media_type=PROMETHEUS_CONTENT_TYPE)
     async def metrics(
