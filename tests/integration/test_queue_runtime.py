@@ -13,7 +13,13 @@ from citeproof.queue import LeaseLost, Stage, TaskContext, Worker, WorkerHooks, 
 from citeproof.queue._sweeper import sweep_expired
 from citeproof.queue.metrics import LEASES_LOST
 
-from .queue_support import enqueue, ensure_test_table, fast_settings
+from .queue_support import (
+    drop_test_table,
+    enqueue,
+    ensure_test_table,
+    fast_settings,
+    private_table_name,
+)
 
 
 @pytest.fixture
@@ -186,6 +192,87 @@ async def test_heartbeat_keeps_a_long_task_alive(queue_pool) -> None:
     )
     assert row["attempts"] == 1
     assert row["worker_id"] == worker.worker_id
+
+
+@pytest.mark.xfail(strict=True, reason="heartbeats follow the global interval, not the stage's")
+async def test_a_stage_with_a_short_lease_is_heartbeated_at_its_own_interval(pool) -> None:
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    batch = batch_name()
+    await enqueue(pool, batch, 1, table=table)
+
+    async def longer_than_the_stage_lease(ctx: TaskContext) -> None:
+        await asyncio.sleep(3.0)  # three of the stage's lease lengths
+
+    stage = Stage(
+        name="test", table=table, channel="c_own_beat", handler=longer_than_the_stage_lease
+    )
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        # The process-wide beat (2.5 s) is far longer than this stage's 1 s lease.
+        settings=fast_settings(lease_s=10.0, heartbeat_s=2.5),
+        stage_overrides={"test": fast_settings(lease_s=1.0, heartbeat_s=0.25)},
+    )
+    await worker.start()
+    try:
+        query = f"SELECT state, attempts, worker_id FROM {table} WHERE batch = $1"
+
+        async def finished() -> bool:
+            return (await pool.fetchrow(query, batch))["state"] in ("succeeded", "dead")
+
+        await wait_until(finished, timeout=30)
+        row = await pool.fetchrow(query, batch)
+        # Never swept: one attempt, by the worker that claimed it first.
+        assert (row["state"], row["attempts"]) == ("succeeded", 1)
+        assert row["worker_id"] == worker.worker_id
+    finally:
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
+
+
+@pytest.mark.xfail(strict=True, reason="/healthz judges every claim loop by the global poll")
+async def test_healthz_judges_a_stage_loop_by_that_stage_poll_interval(pool, monkeypatch) -> None:
+    import time
+
+    from citeproof.queue import worker as worker_module
+
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    stage = Stage(name="test", table=table, channel="c_slow_poll", handler=record_effect)
+    quiet = dict(lease_s=600.0, heartbeat_s=20.0, sweep_interval_s=60.0)
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(poll_interval_s=0.2, **quiet),
+        # This stage legitimately wakes once a minute when nothing notifies it.
+        stage_overrides={"test": fast_settings(poll_interval_s=60.0, **quiet)},
+    )
+    await worker.start()
+    try:
+        await asyncio.sleep(0.3)
+        assert worker.is_alive()
+        # 40 s later with no event: quiet for this stage, not stalled.
+        later = time.monotonic() + 40.0
+
+        class _Clock:
+            @staticmethod
+            def monotonic() -> float:
+                return later
+
+        monkeypatch.setattr(worker_module, "time", _Clock)
+        assert worker.is_alive()
+        # Five of its poll intervals without a tick is a stall.
+        later = time.monotonic() + 60.0 * 6
+        assert not worker.is_alive()
+    finally:
+        monkeypatch.undo()
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
 
 
 async def test_poller_alone_processes_everything(queue_pool) -> None:
