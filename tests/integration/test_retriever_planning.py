@@ -1,5 +1,6 @@
 """Run planning against a real PostgreSQL: waiting for parsing, the single fan-out, and the
-verdicts the pipeline decides by itself (source_missing, source_unreadable, not_checkable)."""
+verdicts the pipeline decides by itself (reference_missing, source_missing, source_unreadable,
+not_checkable)."""
 
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ async def test_planning_waits_for_parsing_then_fans_out(pool, service) -> None:
     tasks = await task_citations(pool, run)
     assert tasks == {c[0]: heat, c[1]: soil, c[3]: heat, c[4]: soil}
     labels = await verdict_labels(pool, run)
-    assert labels == {c[2]: "source_missing", c[5]: "source_missing", c[6]: "not_checkable"}
+    assert labels == {c[2]: "source_missing", c[5]: "reference_missing", c[6]: "not_checkable"}
     assert (row["citations_total"], row["tasks_total"]) == (7, 4)
     links = {
         r["reference_id"]: (r["document_id"], r["method"])
@@ -286,5 +287,8 @@ async def test_a_run_with_nothing_checkable_completes_with_its_verdicts(pool, se
     row = await _run_row(pool, run)
     assert (row["status"], row["tasks_total"], row["citations_total"]) == ("completed", 0, 2)
     assert row["message"] == "no citation could be checked against an uploaded source"
-    assert set((await verdict_labels(pool, run)).values()) == {"source_missing"}
-    assert json.loads(row["counts"]) == {"source_missing": 2}
+    assert set((await verdict_labels(pool, run)).values()) == {
+        "source_missing",
+        "reference_missing",
+    }
+    assert json.loads(row["counts"]) == {"source_missing": 1, "reference_missing": 1}

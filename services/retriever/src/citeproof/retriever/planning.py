@@ -22,6 +22,7 @@ from citeproof.linking import link_reference
 from citeproof.pipeline import (
     EVENTS_CHANNEL,
     NOT_CHECKABLE,
+    REFERENCE_MISSING,
     RETRIEVE_CHANNEL,
     SOURCE_MISSING,
     SOURCE_UNREADABLE,
@@ -60,7 +61,7 @@ FROM "references" WHERE document_id = $1 ORDER BY ordinal
 """
 
 SELECT_CITATIONS = """
-SELECT id, reference_id, claim_text, claim_start, marker_start, marker_end
+SELECT id, reference_id, claim_text, claim_start, marker_start, marker_end, candidate_labels
 FROM citations WHERE document_id = $1 ORDER BY ordinal
 """
 
@@ -100,6 +101,10 @@ WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')
 
 RATIONALE = {
     "no_reference": "The citation marker matches no entry of the reference list.",
+    "near_miss": (
+        "The citation marker matches no entry of the reference list on first author, year, "
+        "year suffix and number of authors; closest entries: {candidates}."
+    ),
     "no_source": "No uploaded source matches this reference.",
     "override_none": "This reference was marked as having no uploaded source.",
     "unreadable": "The matching source could not be parsed ({error}).",
@@ -196,7 +201,7 @@ def decide(
         document = documents.get(link.document_id) if link and link.document_id else None
         claim = strip_markers(c["claim_text"], markers.get(c["claim_start"], ()))
         if c["reference_id"] is None:
-            verdicts.append((c["id"], SOURCE_MISSING, RATIONALE["no_reference"]))
+            verdicts.append((c["id"], REFERENCE_MISSING, _no_reference_rationale(c)))
         elif document is None:
             reason = "override_none" if c["reference_id"] in overridden_to_none else "no_source"
             verdicts.append((c["id"], SOURCE_MISSING, RATIONALE[reason]))
@@ -214,6 +219,14 @@ def decide(
         verdicts=verdicts,
         citations_total=len(citations),
     )
+
+
+def _no_reference_rationale(citation: asyncpg.Record) -> str:
+    """Why a marker has no entry, naming the entries it nearly matched (never linked to them)."""
+    candidates = list(citation["candidate_labels"] or [])
+    if not candidates:
+        return RATIONALE["no_reference"]
+    return RATIONALE["near_miss"].format(candidates=", ".join(candidates))
 
 
 async def _load_documents(

@@ -109,6 +109,18 @@ def _citation_html(c: ReportCitation) -> str:
             parts.append(f'<div class="small"><b>Why:</b> {_e(verdict.rationale)}</div>')
         if verdict.downgrade_reason:
             parts.append(f'<div class="small"><b>Note:</b> {_e(verdict.downgrade_reason)}</div>')
+    if c.candidates:
+        parts.append(
+            '<div class="label">No entry matches this marker; closest entries (not linked)</div>'
+        )
+        parts.append(
+            '<ul class="candidates">'
+            + "".join(
+                f'<li class="small"><b>[{_e(entry.label)}]</b> {_e(entry.raw)}</li>'
+                for entry in c.candidates
+            )
+            + "</ul>"
+        )
     extra = []
     if c.reference.raw:
         extra.append(f'<div class="small"><b>Reference entry:</b> {_e(c.reference.raw)}</div>')

@@ -92,4 +92,8 @@ def _details(c: ReportCitation) -> list[str]:
             out += [f"**Quote{page}:**", "", _quote_block(verdict.quote), ""]
         if verdict.downgrade_reason:
             out += [f"**Note:** {_inert(' '.join(verdict.downgrade_reason.split()))}", ""]
+    if c.candidates:
+        out += ["**No entry matches this marker; closest entries (not linked):**", ""]
+        out += [f"- [{_cell(entry.label)}] {_cell(entry.raw)}" for entry in c.candidates]
+        out += [""]
     return out

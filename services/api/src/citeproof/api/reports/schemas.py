@@ -58,6 +58,9 @@ class ReportCitation(msgspec.Struct, frozen=True):
     source: ReportSource | None
     # null while the run has not judged this citation yet.
     verdict: ReportVerdict | None
+    # reference_missing citations: the entries the marker nearly matched (same first author, or
+    # same year with the name among the co-authors), closest first. Never linked to.
+    candidates: list[ReportReference] = []
 
 
 class Report(msgspec.Struct, frozen=True):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 import asyncpg
+import msgspec
 
 from citeproof.api.reports.schemas import (
     Report,
@@ -24,7 +25,13 @@ SELECT c.id AS citation_id, c.ordinal, c.marker_text, c.claim_text, c.context_te
        rf.title AS ref_title,
        sd.id AS source_id, sd.title AS source_title, sd.filename AS source_filename,
        v.label, v.confidence, v.rationale, v.quote, v.quote_page, v.backend, v.model,
-       v.downgrade_reason
+       v.downgrade_reason,
+       (SELECT coalesce(json_agg(json_build_object('label', cr.label, 'raw', cr.raw,
+                                                   'title', cr.title)
+                                 ORDER BY array_position(c.candidate_labels, cr.label)), '[]')
+        FROM "references" cr
+        WHERE cr.document_id = c.document_id AND cr.label = ANY(c.candidate_labels)
+       ) AS candidates
 FROM citations c
 LEFT JOIN "references" rf ON rf.id = c.reference_id
 LEFT JOIN run_reference_links l ON l.run_id = $1 AND l.reference_id = c.reference_id
@@ -33,6 +40,15 @@ LEFT JOIN verdicts v ON v.run_id = $1 AND v.citation_id = c.id
 WHERE c.document_id = $3
 ORDER BY c.ordinal
 """
+
+
+def _candidates(value: str | list | None) -> list[ReportReference]:
+    """The entries an unlinked marker nearly matched (json_agg arrives as JSON text)."""
+    entries = msgspec.json.decode(value) if isinstance(value, str | bytes) else value or []
+    return [
+        ReportReference(label=entry["label"], raw=entry["raw"], title=entry["title"])
+        for entry in entries
+    ]
 
 
 def _citation(row: asyncpg.Record) -> ReportCitation:
@@ -67,6 +83,7 @@ def _citation(row: asyncpg.Record) -> ReportCitation:
         ),
         source=source,
         verdict=verdict,
+        candidates=_candidates(row["candidates"]),
     )
 
 

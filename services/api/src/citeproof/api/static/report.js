@@ -62,6 +62,25 @@ function citationCard(citation, context) {
   if (verdict.downgrade_reason) {
     evidence.push(h("p", { class: "downgrade" }, `Adjusted: ${verdict.downgrade_reason}`));
   }
+  // reference_missing: the entries the marker nearly named, shown so the author can fix the
+  // marker or the list; citeproof never links to them.
+  const candidates = citation.candidates || [];
+  if (candidates.length) {
+    evidence.push(
+      h(
+        "div",
+        { class: "candidates" },
+        h("span", { class: "label" }, "No entry matches this marker; closest entries (not linked)"),
+        h(
+          "ul",
+          {},
+          candidates.map((entry) =>
+            h("li", {}, h("span", { class: "mono" }, `[${entry.label}] `), entry.raw || "")
+          )
+        )
+      )
+    );
+  }
   return h(
     "article",
     {
