@@ -37,8 +37,8 @@ RETURNING id, label
 _INSERT_CITATION = """
 INSERT INTO citations (document_id, ordinal, reference_id, reference_label, marker_text,
                        marker_start, marker_end, claim_text, claim_start, claim_end,
-                       context_text, page, pinpoint)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                       context_text, page, pinpoint, candidate_labels)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 """
 
 
@@ -133,6 +133,7 @@ async def store_analysis(
                 c.context_text,
                 c.page,
                 c.pinpoint,
+                c.candidates,
             )
             for c in analysis.citations
         ],
