@@ -21,8 +21,8 @@ import pytest
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
+from citeproof.parser.service import ParseService, expire_staged_bytes, on_terminal
 from citeproof.parser.settings import ParserSettings
-from citeproof.parser.stage import ParseService, expire_staged_bytes, on_terminal
 from citeproof.queue import TerminalOutcome, run_once
 from tests.unit.test_parser_files import (
     HTML_WITH_SCRIPTS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from citeproof.parser.stage import ParseService, expire_staged_bytes
+from citeproof.parser.service import ParseService, expire_staged_bytes
 from citeproof.queue import PeriodicJob, run_worker
 
 CAPABILITIES = ["parse:pdf", "parse:docx", "parse:html", "parse:markdown", "parse:text"]
