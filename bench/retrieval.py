@@ -63,8 +63,8 @@ from citeproof.embeddings import get_embedder
 from citeproof.queue import run_once
 from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.retrieval import BM25, HYBRID, VECTOR, Retriever
+from citeproof.retriever.service import configure_process, default_embed
 from citeproof.retriever.settings import RetrieverSettings
-from citeproof.retriever.stages import configure_process, default_embed
 from citeproof.text.normalize import comparison_key
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

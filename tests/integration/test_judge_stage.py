@@ -13,8 +13,8 @@ from citeproof.judge.factory import build_backend
 from citeproof.judge.settings import load_judge_settings
 from citeproof.judge.stage import JudgeStage
 from citeproof.queue import QueueSettings, run_once
+from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
-from citeproof.retriever.stages import RetrieverService
 
 from .retriever_support import (
     HEAT_ISLANDS,

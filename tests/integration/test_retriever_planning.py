@@ -15,8 +15,8 @@ from citeproof.queue import QueueSettings, TaskContext, TerminalOutcome, Worker,
 from citeproof.queue._executor import execute
 from citeproof.queue._sql import CLAIM
 from citeproof.queue._sweeper import sweep_expired
+from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
-from citeproof.retriever.stages import RetrieverService
 
 from .retriever_support import (
     HEAT_ISLANDS,

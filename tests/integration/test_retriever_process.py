@@ -12,8 +12,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
-from citeproof.retriever.stages import RetrieverService
 
 from .retriever_support import (
     HEAT_ISLANDS,

@@ -10,8 +10,8 @@ import pytest
 
 from citeproof.queue import TerminalOutcome
 from citeproof.retriever.retrieval import VECTOR_TOP_K
+from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
-from citeproof.retriever.stages import RetrieverService
 
 from .retriever_support import (
     HEAT_ISLANDS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncpg
 
 from citeproof.queue import run_worker
-from citeproof.retriever.stages import configure_process, service
+from citeproof.retriever.service import configure_process, service
 
 
 async def _warm_up(_pool: asyncpg.Pool) -> None:
