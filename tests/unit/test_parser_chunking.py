@@ -6,7 +6,7 @@ from citeproof.parser.blocks import HEADING, PARAGRAPH, Block
 from citeproof.parser.chunking import chunk_document
 from citeproof.parser.document import assemble, page_at
 from citeproof.parser.layout import lines_to_blocks, remove_page_furniture
-from citeproof.parser.tokens import CharEstimateCounter, WordPieceCounter, default_counter
+from citeproof.parser.wordpieces import CharEstimateCounter, WordPieceCounter, default_counter
 
 SENTENCE = "Smith et al. reported an accuracy of 3.5 points above the baseline in Fig. 3 here."
 

@@ -16,7 +16,7 @@ import msgspec
 
 from citeproof.parser.blocks import HEADING, Block
 from citeproof.parser.document import DocumentText, page_at
-from citeproof.parser.tokens import SPECIAL_TOKENS, TokenCounter
+from citeproof.parser.wordpieces import SPECIAL_TOKENS, TokenCounter
 from citeproof.text.sentences import split_sentences
 
 _WORD = re.compile(r"\S+")

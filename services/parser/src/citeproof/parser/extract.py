@@ -22,7 +22,7 @@ from citeproof.parser.metadata import FIRST_PAGE_TEXT_CHARS, DocumentMeta, extra
 from citeproof.parser.pdf import extract_pdf_pages
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.sniff import PDF, detect_format, mismatch_note
-from citeproof.parser.tokens import default_counter
+from citeproof.parser.wordpieces import default_counter
 
 
 class ParsedDocument(msgspec.Struct, frozen=True):

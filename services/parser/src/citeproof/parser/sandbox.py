@@ -51,8 +51,8 @@ def child_main(conn: Connection, settings_raw: bytes) -> None:
     logging.basicConfig(level=logging.ERROR)
     # Imports happen before the memory cap so the cap only has to fit the parsing itself.
     from citeproof.parser.extract import parse_bytes
-    from citeproof.parser.tokens import default_counter
     from citeproof.parser.unstructured_io import configure_unstructured
+    from citeproof.parser.wordpieces import default_counter
 
     configure_unstructured()
     default_counter()
