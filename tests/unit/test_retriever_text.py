@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from citeproof.retriever.bm25_terms import stem, tokenize
 from citeproof.retriever.index import page_at, split_units
 from citeproof.retriever.query import build_query, strip_markers, strip_spans, word_count
-from citeproof.retriever.tokens import stem, tokenize
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from citeproof.retriever.tokens import tokenize
+from citeproof.retriever.bm25_terms import tokenize
 from citeproof.text.sentences import split_sentences
 
 # Rough per-item costs (CPython objects) for the cache's memory budget.

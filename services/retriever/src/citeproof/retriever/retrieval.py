@@ -18,11 +18,11 @@ from typing import Any, Final
 
 import numpy as np
 
+from citeproof.retriever.bm25_terms import tokenize
 from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.fusion import fuse
 from citeproof.retriever.index import DocumentIndex, EmbedFn, load_index
 from citeproof.retriever.settings import RetrieverSettings
-from citeproof.retriever.tokens import tokenize
 
 HYBRID: Final = "hybrid"
 VECTOR: Final = "vector"
