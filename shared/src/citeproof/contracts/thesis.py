@@ -22,6 +22,8 @@ LINK_ARXIV: Final = "arxiv"
 LINK_TITLE: Final = "title"
 LINK_AUTHORS_YEAR: Final = "authors_year"
 LINK_EXPLICIT: Final = "explicit"
+# The uploaded file is one the user's reference manager attached to the entry.
+LINK_ATTACHMENT: Final = "attachment"
 LINK_NONE: Final = "none"
 
 

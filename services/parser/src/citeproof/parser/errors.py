@@ -20,6 +20,8 @@ ARCHIVE_BOMB: Final = "archive_bomb"
 TIMEOUT: Final = "timeout"
 PARSER_CRASHED: Final = "parser_crashed"
 MISSING_BYTES: Final = "missing_bytes"
+# A bibliography upload with no entry that could be read (not BibTeX/RIS/CSL JSON, or broken).
+MALFORMED_BIBLIOGRAPHY: Final = "malformed_bibliography"
 
 ERROR_CODES: Final = (
     CORRUPT_FILE,
@@ -33,6 +35,7 @@ ERROR_CODES: Final = (
     TIMEOUT,
     PARSER_CRASHED,
     MISSING_BYTES,
+    MALFORMED_BIBLIOGRAPHY,
 )
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-DocumentKind = Literal["thesis", "source"]
+DocumentKind = Literal["thesis", "source", "bibliography"]
 
 
 class DocumentSummary(msgspec.Struct, frozen=True):

@@ -19,7 +19,9 @@ from citeproof.api.filenames import sanitize_filename
 
 FILES_FIELD = "files"
 KIND_FIELD = "kind"
-KINDS = ("thesis", "source")
+# `bibliography`: a reference-manager export (.bib, .ris, CSL .json) whose entries become
+# references with their citation keys and attached files.
+KINDS = ("thesis", "source", "bibliography")
 # Long (1,000-character, multi-byte) file names must still parse; they are shortened later.
 MAX_PART_HEADER_BYTES = 16 * 1024
 MAX_TEXT_FIELD_BYTES = 1024
@@ -157,7 +159,11 @@ def _check_sizes(
 def _kind(kind_parts: list[bytearray]) -> str:
     values = {bytes(p).decode("utf-8", errors="replace").strip() for p in kind_parts}
     if len(values) != 1 or (kind := values.pop()) not in KINDS:
-        raise ApiError(422, "invalid_kind", "Send exactly one 'kind' field: 'thesis' or 'source'.")
+        raise ApiError(
+            422,
+            "invalid_kind",
+            "Send exactly one 'kind' field: 'thesis', 'source' or 'bibliography'.",
+        )
     return kind
 
 

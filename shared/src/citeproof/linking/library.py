@@ -1,0 +1,225 @@
+"""Linking through the user's own library: thesis reference -> library entry -> uploaded source.
+
+A session may hold a bibliography export (kind `bibliography`) next to the thesis and its
+sources. Its entries carry citation keys, DOIs and the files the reference manager attached, so
+two links become exact instead of inferred:
+
+1. thesis reference -> library entry: the citation key (a LaTeX `\\cite` key or a Word field's
+   item), else the DOI, else the normalised title (with first author or year agreeing), else
+   first author + year when exactly one entry has them. A weaker or ambiguous match links to no
+   entry and reports its candidates: never a guess.
+2. library entry -> uploaded source: an uploaded file whose name is the name of one of the
+   entry's attachments (the CLI uploads attachments under their own names), else the ordinary
+   source linker on the entry's clean metadata (DOI first).
+
+Explicit links (overrides, keys, attachments) outrank DOI matches, which outrank heuristics. A
+PDF attached to two entries is allowed: explicit links are not forced one-to-one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from typing import Final
+from uuid import UUID
+
+import msgspec
+
+from citeproof.contracts.thesis import (
+    LINK_ATTACHMENT,
+    LINK_NONE,
+    LinkResult,
+    Reference,
+    SourceMeta,
+)
+from citeproof.library.attachments import attachment_basename
+from citeproof.linking.match import link_reference, normalise_doi, title_similarity
+from citeproof.text.names import surname_keys
+from citeproof.text.normalize import fold_diacritics
+
+# How a thesis reference found its library entry (first half of a library link's method).
+ENTRY_BY_KEY: Final = "key"
+ENTRY_BY_DOI: Final = "doi"
+ENTRY_BY_TITLE: Final = "title"
+ENTRY_BY_AUTHORS_YEAR: Final = "authors_year"
+ENTRY_WEAK: Final = "weak"
+# Prefix of every `run_reference_links.method` decided through a library ("library:key+attachment").
+LIBRARY_METHOD_PREFIX: Final = "library:"
+
+# Confidence of each way to find the entry (0..1, comparable with the source linker's scores).
+KEY_CONFIDENCE: Final = 1.0
+DOI_CONFIDENCE: Final = 1.0
+AUTHORS_YEAR_CONFIDENCE: Final = 0.85
+# Title similarity that finds an entry on its own, and with first author or year agreeing.
+TITLE_ALONE: Final = 0.95
+TITLE_WITH_SUPPORT: Final = 0.88
+# Below this, two titles are different works (vetoes an authors+year match).
+TITLE_CONTRADICTS: Final = 0.6
+# Signals that make an entry a candidate worth showing when nothing links.
+CANDIDATE_TITLE: Final = 0.6
+MAX_CANDIDATES: Final = 3
+_NOT_ALNUM = re.compile(r"[^a-z0-9.]+")
+
+
+class LibraryLink(msgspec.Struct, frozen=True, kw_only=True):
+    """What the library says about one thesis reference."""
+
+    # The library entry's key, None when no entry matched strongly enough.
+    entry_key: str | None
+    entry_method: str
+    entry_confidence: float
+    # The source link (document_id None: the entry has no uploaded source).
+    link: LinkResult
+    # Weak matches only: keys of the entries it almost matched, closest first.
+    candidates: list[str] = []
+
+
+def _is_key_only(reference: Reference) -> bool:
+    """A reference known only by its key (a LaTeX `\\cite` whose .bib came separately)."""
+    return not reference.title and not reference.authors and not reference.doi
+
+
+def _first_author_agrees(left: Reference, right: Reference) -> bool:
+    if not left.authors or not right.authors:
+        return False
+    return bool(surname_keys(left.authors[0]) & surname_keys(right.authors[0]))
+
+
+def _metadata_agrees(reference: Reference, entry: Reference) -> bool:
+    if normalise_doi(reference.doi) and normalise_doi(reference.doi) == normalise_doi(entry.doi):
+        return True
+    if title_similarity(reference.title, entry.title) >= TITLE_WITH_SUPPORT:
+        return True
+    return _first_author_agrees(reference, entry) and reference.year == entry.year
+
+
+def find_entry(
+    reference: Reference, library: list[Reference]
+) -> tuple[Reference | None, str, float, list[str]]:
+    """(entry, how, confidence, candidates) for one thesis reference."""
+    by_key = {entry.label: entry for entry in library}
+    entry = by_key.get(reference.label)
+    # A numeric label "5" may equal an EndNote record id "5": a key decides alone only for a
+    # reference that is nothing but its key, otherwise the metadata must agree too.
+    if entry is not None and (_is_key_only(reference) or _metadata_agrees(reference, entry)):
+        return entry, ENTRY_BY_KEY, KEY_CONFIDENCE, []
+    doi = normalise_doi(reference.doi)
+    if doi:
+        for entry in library:
+            if normalise_doi(entry.doi) == doi:
+                return entry, ENTRY_BY_DOI, DOI_CONFIDENCE, []
+    scored: list[tuple[float, Reference]] = []
+    for entry in library:
+        similarity = title_similarity(reference.title, entry.title)
+        support = _first_author_agrees(reference, entry) or (
+            reference.year is not None and reference.year == entry.year
+        )
+        if similarity >= TITLE_ALONE or (similarity >= TITLE_WITH_SUPPORT and support):
+            scored.append((similarity, entry))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    if scored and (len(scored) == 1 or scored[0][0] > scored[1][0]):
+        return scored[0][1], ENTRY_BY_TITLE, round(scored[0][0], 3), []
+    same_author_year = [
+        entry
+        for entry in library
+        if _first_author_agrees(reference, entry)
+        and reference.year is not None
+        and entry.year == reference.year
+        and (
+            not reference.title
+            or not entry.title
+            or title_similarity(reference.title, entry.title) >= TITLE_CONTRADICTS
+        )
+    ]
+    if len(same_author_year) == 1 and not scored:
+        return same_author_year[0], ENTRY_BY_AUTHORS_YEAR, AUTHORS_YEAR_CONFIDENCE, []
+    return None, ENTRY_WEAK, 0.0, _candidates(reference, library)
+
+
+def _candidates(reference: Reference, library: list[Reference]) -> list[str]:
+    ranked: list[tuple[float, str]] = []
+    for entry in library:
+        similarity = title_similarity(reference.title, entry.title)
+        author = _first_author_agrees(reference, entry)
+        if similarity >= CANDIDATE_TITLE or author:
+            ranked.append((similarity + (0.5 if author else 0.0), entry.label))
+    ranked.sort(key=lambda item: item[0], reverse=True)
+    return [label for _, label in ranked[:MAX_CANDIDATES]]
+
+
+def _file_key(name: str) -> str:
+    """A file name compared the way upload sanitising cannot disturb: case, accents, spaces and
+    reserved characters ignored, digits kept ("Smith 2020: A.pdf" ~ "smith_2020_ a.pdf")."""
+    folded = fold_diacritics(unicodedata.normalize("NFKC", name)).lower()
+    return _NOT_ALNUM.sub("", folded)
+
+
+def attachment_link(entry: Reference, filenames: Mapping[UUID, str]) -> UUID | None:
+    """The uploaded source whose file name is one of the entry's attachments, if exactly one."""
+    wanted = {_file_key(attachment_basename(path)) for path in entry.attachments}
+    if not wanted:
+        return None
+    matches = {doc for doc, name in filenames.items() if _file_key(name) in wanted}
+    return matches.pop() if len(matches) == 1 else None
+
+
+def link_through_library(
+    reference: Reference,
+    library: list[Reference],
+    sources: list[SourceMeta],
+    filenames: Mapping[UUID, str],
+) -> LibraryLink | None:
+    """The library's answer for one thesis reference; None when the library has nothing to say
+    (no library, or no entry and no candidate): the ordinary linker decides then."""
+    own_attachment = attachment_link(reference, filenames) if reference.attachments else None
+    if own_attachment is not None:
+        # A LaTeX project's own .bib carried the file: as exact as a key.
+        return LibraryLink(
+            entry_key=reference.label,
+            entry_method=ENTRY_BY_KEY,
+            entry_confidence=KEY_CONFIDENCE,
+            link=LinkResult(
+                document_id=own_attachment,
+                score=KEY_CONFIDENCE,
+                method=f"{LIBRARY_METHOD_PREFIX}{ENTRY_BY_KEY}+{LINK_ATTACHMENT}",
+            ),
+        )
+    if not library:
+        return None
+    entry, how, confidence, candidates = find_entry(reference, library)
+    if entry is None:
+        if not candidates:
+            return None
+        return LibraryLink(
+            entry_key=None,
+            entry_method=ENTRY_WEAK,
+            entry_confidence=0.0,
+            link=LinkResult(document_id=None, score=0.0, method=LINK_NONE),
+            candidates=candidates,
+        )
+    document = attachment_link(entry, filenames)
+    if document is not None:
+        link = LinkResult(
+            document_id=document,
+            score=confidence,
+            method=f"{LIBRARY_METHOD_PREFIX}{how}+{LINK_ATTACHMENT}",
+        )
+    else:
+        merged = msgspec.structs.replace(
+            entry,
+            doi=entry.doi or reference.doi,
+            arxiv_id=entry.arxiv_id or reference.arxiv_id,
+            title=entry.title or reference.title,
+            authors=entry.authors or reference.authors,
+            year=entry.year or reference.year,
+        )
+        found = link_reference(merged, sources)
+        link = LinkResult(
+            document_id=found.document_id,
+            score=round(min(confidence, found.score), 3),
+            method=f"{LIBRARY_METHOD_PREFIX}{how}+{found.method}",
+        )
+    return LibraryLink(
+        entry_key=entry.label, entry_method=how, entry_confidence=confidence, link=link
+    )

@@ -1,0 +1,114 @@
+"""Thesis reference -> library entry -> uploaded source, and bibliography uploads as documents."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from citeproof.contracts.thesis import Reference, SourceMeta
+from citeproof.linking.library import (
+    ENTRY_BY_AUTHORS_YEAR,
+    ENTRY_BY_DOI,
+    ENTRY_BY_KEY,
+    ENTRY_BY_TITLE,
+    ENTRY_WEAK,
+    find_entry,
+    link_through_library,
+)
+from citeproof.parser.errors import MALFORMED_BIBLIOGRAPHY, ParseFailure
+from citeproof.parser.libraries import parse_bibliography
+from tests.unit.test_library_files import ZOTERO_BIB
+
+
+def ref(label: str, **fields) -> Reference:
+    raw = fields.pop("raw", label)
+    return Reference(ordinal=1, label=label, raw=raw, char_start=0, char_end=len(raw), **fields)
+
+
+TREES = ref(
+    "kowalczyk2021",
+    authors=["Kowalczyk", "Brandt", "Ferrer"],
+    year=2021,
+    title="Street-tree canopy cover and summer afternoon air temperature in twelve European cities",
+    doi="10.5555/ucl.2021.0142",
+    attachments=["files/1/Kowalczyk - 2021 - Street trees.pdf"],
+)
+ROOFS = ref(
+    "hofer2020",
+    authors=["Hofer", "Lindqvist"],
+    year=2020,
+    title="Roof-level and street-level cooling by extensive green roofs",
+)
+LIBRARY = [TREES, ROOFS]
+
+
+def test_entry_found_by_key_doi_title_and_authors_year() -> None:
+    assert find_entry(ref("kowalczyk2021"), LIBRARY)[:2] == (TREES, ENTRY_BY_KEY)
+    by_doi = ref("1", doi="https://doi.org/10.5555/UCL.2021.0142", authors=["Someone"])
+    assert find_entry(by_doi, LIBRARY)[:2] == (TREES, ENTRY_BY_DOI)
+    by_title = ref("2", title="Roof-level and street-level cooling by extensive green roofs.")
+    assert find_entry(by_title, LIBRARY)[:2] == (ROOFS, ENTRY_BY_TITLE)
+    by_names = ref("3", authors=["Hofer"], year=2020)
+    assert find_entry(by_names, LIBRARY)[:3] == (ROOFS, ENTRY_BY_AUTHORS_YEAR, 0.85)
+
+
+def test_weak_match_is_no_entry_but_candidates() -> None:
+    # Same first author, another year: not this entry; shown as a candidate, never linked.
+    entry, how, confidence, candidates = find_entry(ref("Hofer2019", authors=["Hofer"],
+                                                        year=2019), LIBRARY)  # fmt: skip
+    assert (entry, how, confidence, candidates) == (None, ENTRY_WEAK, 0.0, ["hofer2020"])
+    # A numeric label equal to a key does not link when the metadata disagrees.
+    numbered = ref("hofer2020", authors=["Tan"], year=2011, title="Deep sea vents")
+    assert find_entry(numbered, LIBRARY)[0] is None
+
+
+def test_attachment_links_exactly_and_doi_otherwise() -> None:
+    trees_pdf, roofs_pdf = uuid.uuid4(), uuid.uuid4()
+    filenames = {trees_pdf: "Kowalczyk - 2021 - Street trees.pdf", roofs_pdf: "roofs.pdf"}
+    sources = [
+        SourceMeta(document_id=trees_pdf, title="Unrelated metadata"),
+        SourceMeta(document_id=roofs_pdf, title=ROOFS.title, authors=["K. Hofer"], year=2020),
+    ]
+    trees = link_through_library(ref("kowalczyk2021"), LIBRARY, sources, filenames)
+    assert trees.link.document_id == trees_pdf
+    assert trees.link.method == "library:key+attachment" and trees.link.score == 1.0
+    roofs = link_through_library(ref("hofer2020"), LIBRARY, sources, filenames)
+    assert roofs.link.document_id == roofs_pdf and roofs.link.method == "library:key+title"
+    # Nothing in the library and nothing close: the ordinary linker decides.
+    assert link_through_library(ref("x", authors=["Nobody"]), LIBRARY, sources, filenames) is None
+    assert link_through_library(ref("kowalczyk2021"), [], sources, filenames) is None
+
+
+def test_a_pdf_attached_to_two_entries_links_both() -> None:
+    pdf = uuid.uuid4()
+    both = [TREES, ref("trees-preprint", attachments=list(TREES.attachments), title="Preprint")]
+    filenames = {pdf: "Kowalczyk - 2021 - Street trees.pdf"}
+    for key in ("kowalczyk2021", "trees-preprint"):
+        decision = link_through_library(ref(key), both, [], filenames)
+        assert decision.link.document_id == pdf
+
+
+def test_bibliography_upload_becomes_references_with_keys_and_notes() -> None:
+    broken = ZOTERO_BIB + "\n@article{broken,\n  title = {never closed\n"
+    parsed = parse_bibliography(broken.encode(), "My Library.bib")
+    assert parsed.detected_type == "bibliography/bibtex" and parsed.chunks == []
+    labels = [r.label for r in parsed.analysis.references]
+    assert labels == ["kowalczyk_street-tree_2021", "van_dijk_diurnal_2019", "who_heat_2021"]
+    first = parsed.analysis.references[0]
+    # Only PDF attachments are kept as candidate sources.
+    assert first.attachments == ["files/12/Kowalczyk et al. - 2021 - Street-tree canopy.pdf"]
+    assert first.doi == "10.5555/ucl.2021.0142" and "Kowalczyk" in first.raw
+    assert parsed.notes == [
+        "My Library.bib, line 24: this entry could not be read (unbalanced braces or a missing "
+        "comma?): @article{broken,"
+    ]
+
+
+@pytest.mark.parametrize(
+    "data", [b"@article{broken,\n title = {x\n", b"\x00\x01binary", b"[1, 2", b"plain words"]
+)
+def test_unreadable_bibliography_fails_with_its_own_code(data: bytes) -> None:
+    with pytest.raises(ParseFailure) as caught:
+        parse_bibliography(data, "lib.bib")
+    assert caught.value.code == MALFORMED_BIBLIOGRAPHY and caught.value.detail
