@@ -194,7 +194,6 @@ async def test_heartbeat_keeps_a_long_task_alive(queue_pool) -> None:
     assert row["worker_id"] == worker.worker_id
 
 
-@pytest.mark.xfail(strict=True, reason="heartbeats follow the global interval, not the stage's")
 async def test_a_stage_with_a_short_lease_is_heartbeated_at_its_own_interval(pool) -> None:
     table = private_table_name()
     await ensure_test_table(pool, table)
@@ -233,7 +232,6 @@ async def test_a_stage_with_a_short_lease_is_heartbeated_at_its_own_interval(poo
         await drop_test_table(pool, table)
 
 
-@pytest.mark.xfail(strict=True, reason="/healthz judges every claim loop by the global poll")
 async def test_healthz_judges_a_stage_loop_by_that_stage_poll_interval(pool, monkeypatch) -> None:
     import time
 

@@ -16,9 +16,6 @@ async def _noop(_ctx) -> None:
 JUDGE = Stage(name="judge", table="judge_tasks", channel="unused", handler=_noop)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="validation names global variables / clamps / misses the rule"
-)
 def test_a_stage_lease_shorter_than_two_beats_is_refused_naming_the_stage_variables() -> None:
     # The judge's lease is shortened but its heartbeat falls back to the general 30 s.
     with pytest.raises(SettingsError) as refused:
@@ -35,9 +32,6 @@ def test_a_consistent_stage_pair_is_accepted() -> None:
     assert (got.lease_s, got.heartbeat_s) == (20.0, 5.0)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="validation names global variables / clamps / misses the rule"
-)
 def test_batch_size_above_concurrency_is_refused_not_clamped() -> None:
     with pytest.raises(SettingsError, match="CITEPROOF_JUDGE_BATCH_SIZE"):
         stage_settings(
@@ -50,9 +44,6 @@ def test_a_stage_that_only_lowers_its_concurrency_claims_that_many_per_statement
     assert (got.concurrency, got.batch_size) == (1, 1)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="validation names global variables / clamps / misses the rule"
-)
 def test_a_heartbeat_that_would_let_the_registry_call_a_live_worker_gone_is_refused() -> None:
     # Workers touch the registry once per heartbeat; readiness counts one unseen for
     # CITEPROOF_WORKER_STALE_S as gone.

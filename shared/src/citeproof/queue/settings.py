@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import msgspec
+
 from citeproof.settings import Settings, doc
+
+# Variables of the general settings; a stage's own override `CITEPROOF_<STAGE>_<FIELD>`.
+GENERAL_PREFIX = "CITEPROOF_"
 
 DEFAULT_LEASE_S = 120.0
 DEFAULT_HEARTBEAT_S = 30.0
 DEFAULT_POLL_INTERVAL_S = 2.0
 DEFAULT_CONCURRENCY = 4
-DEFAULT_BATCH_SIZE = 4
+# 0: claim as many rows per statement as the stage may run (its concurrency).
+DEFAULT_BATCH_SIZE = 0
 DEFAULT_BACKOFF_BASE_S = 2.0
 DEFAULT_BACKOFF_MAX_S = 300.0
 DEFAULT_SWEEP_INTERVAL_S = 15.0
@@ -42,7 +48,14 @@ class QueueSettings(Settings, frozen=True, kw_only=True):
     concurrency: Annotated[int, doc("Tasks a worker process runs at once per stage.", ge=1)] = (
         DEFAULT_CONCURRENCY
     )
-    batch_size: Annotated[int, doc("Rows claimed per claim statement.", ge=1)] = DEFAULT_BATCH_SIZE
+    batch_size: Annotated[
+        int,
+        doc(
+            "Rows claimed per claim statement (0: the stage's concurrency); at most the "
+            "concurrency.",
+            ge=0,
+        ),
+    ] = DEFAULT_BATCH_SIZE
     backoff_base_s: Annotated[
         float, doc("First retry delay; doubles per attempt, with jitter.", ge=0)
     ] = DEFAULT_BACKOFF_BASE_S
@@ -76,21 +89,40 @@ class QueueSettings(Settings, frozen=True, kw_only=True):
         float, doc("A worker not seen for this long counts as gone (API readiness).", gt=0)
     ] = DEFAULT_WORKER_STALE_S
 
-    def validate(self) -> QueueSettings:
+    def validate(self, prefix: str = GENERAL_PREFIX) -> QueueSettings:
+        """Refuse combinations that would lose leases or hide a misconfiguration.
+
+        `prefix` is the prefix the values were loaded under (a stage's
+        `CITEPROOF_<STAGE>_`), so the message names the variables the operator sets.
+        """
         from citeproof.settings import SettingsError
+
+        def var(field: str) -> str:
+            name = f"{prefix}{field}".upper()
+            if prefix == GENERAL_PREFIX:
+                return name
+            return f"{name} (or the general {GENERAL_PREFIX}{field.upper()})"
 
         if self.heartbeat_s * 2 > self.lease_s:
             raise SettingsError(
-                f"CITEPROOF_HEARTBEAT_S ({self.heartbeat_s}) must be at most half of "
-                f"CITEPROOF_LEASE_S ({self.lease_s}) so one missed beat does not lose a lease"
+                f"{var('heartbeat_s')} = {self.heartbeat_s:g} must be at most half of "
+                f"{var('lease_s')} = {self.lease_s:g}, so one missed beat does not lose a lease"
+            )
+        if self.heartbeat_s * 2 > self.worker_stale_s:
+            # The registry row is touched once per beat; readiness counts a worker unseen
+            # for worker_stale_s as gone.
+            raise SettingsError(
+                f"{var('heartbeat_s')} = {self.heartbeat_s:g} must be at most half of "
+                f"{var('worker_stale_s')} = {self.worker_stale_s:g}, or live workers are "
+                "reported missing"
             )
         if self.batch_size > self.concurrency:
             # Claiming more than we can run would hold leases on rows nobody works on.
-            return msgspec_replace(self, batch_size=self.concurrency)
+            raise SettingsError(
+                f"{var('batch_size')} = {self.batch_size} is above {var('concurrency')} = "
+                f"{self.concurrency}: a claim would lease rows no slot can run "
+                "(0 claims as many as the concurrency)"
+            )
+        if self.batch_size == 0:
+            return msgspec.structs.replace(self, batch_size=self.concurrency)
         return self
-
-
-def msgspec_replace(settings: QueueSettings, **changes: object) -> QueueSettings:
-    import msgspec
-
-    return msgspec.structs.replace(settings, **changes)

@@ -57,7 +57,16 @@ def new_worker_id(service: str) -> str:
 
 
 def stage_settings(stage: Stage, env: dict[str, str] | None = None) -> QueueSettings:
-    return load(QueueSettings, env, prefixes=(f"CITEPROOF_{stage.name.upper()}_",)).validate()
+    """A stage's settings: `CITEPROOF_<STAGE>_<FIELD>`, else the general value; validated
+    so that a bad combination stops the worker at boot, naming the stage's variables."""
+    prefix = f"CITEPROOF_{stage.name.upper()}_"
+    return load(QueueSettings, env, prefixes=(prefix,)).validate(prefix)
+
+
+def stall_limit_s(interval_s: float) -> float:
+    """How long a loop that ticks every `interval_s` may go quiet before /healthz calls it
+    stalled: each loop is judged by its own interval."""
+    return max(MIN_STALL_S, interval_s * STALL_FACTOR)
 
 
 @dataclass
@@ -67,6 +76,8 @@ class _StageRunner:
     completer: GroupCompleter
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     in_flight: dict[object, tuple[asyncio.Task, TaskContext]] = field(default_factory=dict)
+    # When the claim loop last went round (monotonic), for /healthz.
+    last_tick: float = field(default_factory=time.monotonic)
 
 
 @dataclass
@@ -123,7 +134,6 @@ class Worker:
             )
         self._stopping = asyncio.Event()
         self._background: list[asyncio.Task] = []
-        self._last_tick = time.monotonic()
         self.health: HealthServer | None = None
 
     # -- wake-ups ----------------------------------------------------------------------
@@ -137,8 +147,11 @@ class Worker:
             runner.wake.set()
 
     def is_alive(self) -> bool:
-        limit = max(MIN_STALL_S, self.settings.poll_interval_s * STALL_FACTOR)
-        return time.monotonic() - self._last_tick < limit
+        """Every claim loop ticked within its own stage's stall limit."""
+        now = time.monotonic()
+        return all(
+            now - r.last_tick < stall_limit_s(r.settings.poll_interval_s) for r in self._runners
+        )
 
     @property
     def in_flight(self) -> int:
@@ -226,7 +239,7 @@ class Worker:
         stage, settings = runner.stage, runner.settings
         claim_sql = stage.sql(_sql.CLAIM)
         while not self._stopping.is_set():
-            self._last_tick = time.monotonic()
+            runner.last_tick = time.monotonic()
             # Clear on every pass, before reading the capacity: a NOTIFY arriving during the
             # claim re-arms it, and one that arrives while every slot is busy needs no
             # remembering - a finishing task sets the event again and its claim finds the
@@ -284,36 +297,56 @@ class Worker:
                 self.hooks.on_finished(runner.stage.name, ctx.row, outcome)
 
     async def _heartbeat_loop(self) -> None:
+        """One loop, several clocks: each stage's leases are extended every that stage's
+        heartbeat_s (a stage may run a shorter lease than the others), the registry row
+        every worker-wide heartbeat_s. A beat that fails is retried at the next due time."""
+        now = time.monotonic()
+        registry_due = now + self.settings.heartbeat_s
+        stage_due = {id(r): now + r.settings.heartbeat_s for r in self._runners}
         while True:
-            await asyncio.sleep(self.settings.heartbeat_s)
-            await self.heartbeat()
+            wake_at = min(registry_due, *stage_due.values()) if stage_due else registry_due
+            await asyncio.sleep(max(0.0, wake_at - time.monotonic()))
+            now = time.monotonic()
+            if now >= registry_due:
+                registry_due = now + self.settings.heartbeat_s
+                await self._touch_registry()
+            for runner in self._runners:
+                if now >= stage_due[id(runner)]:
+                    stage_due[id(runner)] = now + runner.settings.heartbeat_s
+                    await self._extend_leases(runner)
 
     async def heartbeat(self) -> None:
-        """Extend the leases of every task in flight; flag the ones we no longer own."""
+        """Beat everything now: the registry row and the leases of every task in flight."""
+        await self._touch_registry()
+        for runner in self._runners:
+            await self._extend_leases(runner)
+
+    async def _touch_registry(self) -> None:
         try:
             await self.pool.execute(_sql.TOUCH_WORKER, self.worker_id, self._stopping.is_set())
-            for runner in self._runners:
-                if not runner.in_flight:
-                    continue
-                tokens = list(runner.in_flight)
-                held = {
-                    r["claim_token"]
-                    for r in await self.pool.fetch(
-                        runner.stage.sql(_sql.HEARTBEAT),
-                        self.worker_id,
-                        tokens,
-                        runner.settings.lease_s,
-                    )
-                }
-                for token in tokens:
-                    entry = runner.in_flight.get(token)
-                    if token not in held and entry is not None and not entry[1].lease_lost:
-                        # Another worker took the row over; our later writes will be fenced
-                        # out. Keep running (cancelling mid-transaction is worse) but count it.
-                        entry[1].lease_lost = True
-                        LEASES_LOST.labels(runner.stage.name).inc()
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             log.warning("heartbeat.failed", error=str(exc))
+
+    async def _extend_leases(self, runner: _StageRunner) -> None:
+        """Extend the leases of one stage's tasks in flight; flag the ones we no longer own."""
+        if not runner.in_flight:
+            return
+        tokens = list(runner.in_flight)
+        try:
+            rows = await self.pool.fetch(
+                runner.stage.sql(_sql.HEARTBEAT), self.worker_id, tokens, runner.settings.lease_s
+            )
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            log.warning("heartbeat.failed", stage=runner.stage.name, error=str(exc))
+            return
+        held = {r["claim_token"] for r in rows}
+        for token in tokens:
+            entry = runner.in_flight.get(token)
+            if token not in held and entry is not None and not entry[1].lease_lost:
+                # Another worker took the row over; our later writes will be fenced
+                # out. Keep running (cancelling mid-transaction is worse) but count it.
+                entry[1].lease_lost = True
+                LEASES_LOST.labels(runner.stage.name).inc()
 
     async def _sweep_loop(self) -> None:
         while True:
