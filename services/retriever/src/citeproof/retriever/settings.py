@@ -1,5 +1,5 @@
 """Retriever settings. The fusion defaults were chosen on Check-COVID dev (bench/retrieval.py,
-docs/adr/0005b-retrieval.md); the others are reasoned defaults, noted where they are defined."""
+docs/adr/0008-retrieval.md); the others are reasoned defaults, noted where they are defined."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ DEFAULT_EVIDENCE_PASSAGES = 5
 # The constant of reciprocal rank fusion (Cormack et al. 2009 use 60).
 DEFAULT_RRF_K = 60
 # Trust in the vector signal relative to BM25; 0.8 with `weighted` fusion measured best on
-# Check-COVID dev (docs/adr/0005b-retrieval.md).
+# Check-COVID dev (docs/adr/0008-retrieval.md).
 DEFAULT_VECTOR_WEIGHT = 0.8
 # Retrieval embeds one query and a few sentences at a time: one intra-op thread is fastest for
 # such small batches and, on a busy host, avoids torch's threads spinning against each other.
