@@ -157,11 +157,6 @@ class EmbeddedPostgres:
             )
         self.owner = False
 
-    def restart(self) -> None:
-        """Stop and start again (chaos tests restart PostgreSQL under running services)."""
-        self.stop()
-        self.start()
-
     def pid(self) -> int | None:
         pid_file = self.data_dir / "postmaster.pid"
         try:

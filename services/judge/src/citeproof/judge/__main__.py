@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citeproof.judge.factory import build_backend
+from citeproof.judge.backend import build_backend
 from citeproof.judge.settings import load_judge_settings
 from citeproof.judge.stage import JudgeStage
 from citeproof.queue import run_worker

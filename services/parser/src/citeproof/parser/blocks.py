@@ -43,10 +43,3 @@ class LineBox(msgspec.Struct, frozen=True):
     size: float
     top: float
     bottom: float
-
-
-class Extraction(msgspec.Struct, frozen=True):
-    blocks: list[Block]
-    pages: int
-    facts: FileFacts | None = None
-    notes: list[str] = []

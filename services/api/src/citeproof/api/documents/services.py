@@ -15,7 +15,7 @@ from citeproof.api.documents.schemas import (
 )
 from citeproof.api.documents.uploads import UploadedFile, UploadForm
 from citeproof.api.errors import ApiError, not_found
-from citeproof.api.rows import to_struct, to_structs
+from citeproof.api.rows import to_structs
 from citeproof.api.scoping import get_session_row
 from citeproof.api.settings import ApiSettings
 from citeproof.pipeline import PARSE_CHANNEL
@@ -293,15 +293,3 @@ async def delete_document(pool: asyncpg.Pool, user_id: uuid.UUID, document_id: u
             await conn.execute(WITHDRAW_QUEUED_ITEMS_SQL, document_id)
         # Chunks, links, parse items and thesis analysis cascade with the document.
         await conn.execute("DELETE FROM documents WHERE id = $1", document_id)
-
-
-async def get_document(conn: Conn, user_id: uuid.UUID, document_id: uuid.UUID) -> DocumentSummary:
-    row = await conn.fetchrow(
-        "SELECT id, filename, kind, state, error_code, error_detail, title, pages "
-        "FROM documents WHERE id = $1 AND user_id = $2",
-        document_id,
-        user_id,
-    )
-    if row is None:
-        raise not_found("document")
-    return to_struct(DocumentSummary, row)
