@@ -273,6 +273,50 @@ async def test_healthz_judges_a_stage_loop_by_that_stage_poll_interval(pool, mon
         await drop_test_table(pool, table)
 
 
+@pytest.mark.xfail(
+    strict=True, reason="the registry touch is update-only: a pruned worker stays gone"
+)
+async def test_a_pruned_worker_registers_again_at_its_next_heartbeat(pool) -> None:
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    stage = Stage(name="test", table=table, channel="c_pruned", handler=record_effect)
+    worker = Worker(
+        service="test-pruned",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(heartbeat_s=0.2),
+        capabilities=["test", "extra"],
+    )
+    await worker.start()
+    try:
+        # As the pruning of a worker that was partitioned from the database for a long time.
+        await pool.execute("DELETE FROM worker_heartbeats WHERE worker_id = $1", worker.worker_id)
+
+        async def registered() -> bool:
+            return bool(
+                await pool.fetchval(
+                    "SELECT count(*) FROM worker_heartbeats WHERE worker_id = $1",
+                    worker.worker_id,
+                )
+            )
+
+        await wait_until(registered, timeout=5)
+        row = await pool.fetchrow(
+            "SELECT service, capabilities, pid, draining FROM worker_heartbeats "
+            "WHERE worker_id = $1",
+            worker.worker_id,
+        )
+        assert (row["service"], row["capabilities"], row["draining"]) == (
+            "test-pruned",
+            ["test", "extra"],
+            False,
+        )
+    finally:
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
+
+
 async def test_poller_alone_processes_everything(queue_pool) -> None:
     batch = batch_name()
     stage = Stage(name="test", table="test_tasks", channel="c3", handler=record_effect)
