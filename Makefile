@@ -20,12 +20,12 @@ export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: help setup test test-chaos test-unit test-integration lint format demo constraints
 
-help:
-	@echo "make demo   - start the whole stack on the embedded defaults and verify the sample thesis"
-	@echo "make test   - lint + the test suite (real PostgreSQL, embedded by default)"
-	@echo "make bench  - all benchmarks (bench/results/*.json)"
+# Every target carries a `## what it does` on its line; this prints them all (Makefile and mk/*.mk).
+help: ## this list: every target and what it does
+	@awk -F ':[^#]*## ' '/^[A-Za-z0-9_-]+:[^#]*## / {printf "  make %-22s %s\n", $$1, $$2}' \
+		$(MAKEFILE_LIST) | sort
 
-setup: $(SETUP_STAMP)
+setup: $(SETUP_STAMP) ## create .venv and install every package (re-runs when an input changed)
 
 # Idempotent: re-runs only when an input changed. The constraints file pins every version.
 $(SETUP_STAMP): $(SETUP_INPUTS)
@@ -36,34 +36,34 @@ $(SETUP_STAMP): $(SETUP_INPUTS)
 	$(PIP) install -q -c $(CONSTRAINTS) $(TORCH_PIN) --no-deps unstructured-inference
 	@touch $@
 
-lint: setup
+lint: setup ## ruff check and ruff format --check over the tree
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-format: setup
+format: setup ## ruff fix and format the tree in place
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
 # The full suite: lint, offline deploy validation, unit, integration, end-to-end (four service
 # processes), the browser test and a short chaos run. `make test-chaos` is the long chaos suite.
-test: setup lint deploy-check browser-deps
+test: setup lint deploy-check browser-deps ## lint, deploy checks and the whole suite (unit, integration, e2e, browser, short chaos)
 	$(PY) -m pytest -q -m "not llm and not chaos" tests
 
-test-chaos: setup
+test-chaos: setup ## the long chaos suite (kills, redeploys, a PostgreSQL restart)
 	$(PY) -m pytest -q -m chaos tests/chaos
 
-test-unit: setup
+test-unit: setup ## unit tests only
 	$(PY) -m pytest -q tests/unit
 
-test-integration: setup
+test-integration: setup ## integration tests only (real PostgreSQL)
 	$(PY) -m pytest -q tests/integration
 
 # The main job: the whole stack on the embedded defaults verifies the sample thesis.
-demo: setup
+demo: setup ## start the stack on the embedded defaults and verify the sample thesis
 	$(PY) samples/demo.py
 
 # Regenerate the pins from the current venv (after adding a dependency).
-constraints:
+constraints: ## regenerate requirements/constraints.txt from the venv (after adding a dependency)
 	$(PIP) freeze --exclude-editable | grep -v '^-e' > $(CONSTRAINTS)
 
 include $(wildcard mk/*.mk)

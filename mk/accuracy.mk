@@ -1,4 +1,4 @@
-# Whole-pipeline accuracy on Check-COVID dev (issue 6): generated theses and sources through the
+# Whole-pipeline accuracy on Check-COVID dev: generated theses and sources through the
 # running stack (four services as processes on a fresh embedded PostgreSQL), verdicts scored
 # against the gold labels; writes bench/results/accuracy.json. About 1.5 minutes on 2 idle cores
 # (12 minutes measured while the machine ran other test suites).
@@ -9,6 +9,6 @@ BENCH_TARGETS += bench-accuracy
 
 .PHONY: bench-accuracy
 
-bench-accuracy: setup
+bench-accuracy: setup ## whole-pipeline accuracy on Check-COVID dev (bench/results/accuracy.json)
 	$(PY) bench/accuracy.py --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
 		--corpus '$(CHECKCOVID)/corpus.json' $(BENCH_ACCURACY_ARGS)

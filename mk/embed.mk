@@ -7,9 +7,9 @@ EMBED_BENCH_ARGS ?=
 .PHONY: bench-embed embeddings-cache
 
 #
-bench-embed: setup
+bench-embed: setup ## embedding runtimes: throughput and retrieval quality (bench/results/embed.json)
 	$(PY) -m bench.embed $(EMBED_BENCH_ARGS)
 
 # Pre-build the ONNX models into CITEPROOF_EMBEDDINGS_CACHE_DIR (default ~/.cache/citeproof/onnx).
-embeddings-cache: setup
+embeddings-cache: setup ## pre-build the ONNX embedding models into the cache directory
 	$(PY) -m citeproof.embeddings.onnx_build

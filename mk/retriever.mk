@@ -7,5 +7,5 @@ RETRIEVAL_SPLIT ?= dev
 BENCH_TARGETS += bench-retrieval
 
 .PHONY: bench-retrieval
-bench-retrieval: setup
+bench-retrieval: setup ## retrieval recall@k and latency (bench/results/retrieval.json)
 	$(PY) bench/retrieval.py $(CHECKCOVID_DIR) --split $(RETRIEVAL_SPLIT)
