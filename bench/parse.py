@@ -9,7 +9,7 @@ Builds a 100+ page PDF at run time by concatenating the real papers in ../shared
    database (DATABASE_URL or a fresh embedded PostgreSQL), waits until they are warm, enqueues N
    items uploaded as cited *sources* (the PDF once per user, so each is a distinct document and
    both processes work), and times enqueue -> last item succeeded: claim -> sniff -> extract ->
-   layout -> chunk -> embed -> store. This is the full path the issue's target is about.
+   layout -> chunk -> embed -> store. This is the full path the parser's throughput target is about.
 3. unstructured, `unstructured_fast_pages_per_s`: `partition_pdf(strategy="fast")` on the first
    UNSTRUCTURED_SAMPLE_PAGES pages, in this process (extraction only, like pypdfium2): the
    engine the parser does not use for PDFs by default (ADR 0003), measured in the same run.

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "deploy" / "tools")
 from deploycheck import observability
 from deploycheck.paths import ALERT_RULES
 
-# The metric names the services promise (issue 9 / docs/operations.md): the dashboard and the
+# The metric names the services promise (docs/operations.md): the dashboard and the
 # alerts together must use every one of them, so nothing exported goes unwatched.
 PROMISED_METRICS = {
     "citeproof_tasks_claimed_total",
