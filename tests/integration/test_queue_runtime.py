@@ -273,9 +273,6 @@ async def test_healthz_judges_a_stage_loop_by_that_stage_poll_interval(pool, mon
         await drop_test_table(pool, table)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the registry touch is update-only: a pruned worker stays gone"
-)
 async def test_a_pruned_worker_registers_again_at_its_next_heartbeat(pool) -> None:
     table = private_table_name()
     await ensure_test_table(pool, table)

@@ -112,14 +112,15 @@ RETURNING t.*
 
 NOTIFY = "SELECT pg_notify($1, $2)"
 
-REGISTER_WORKER = """
-INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname, pid)
-VALUES ($1, $2, $3, $4, $5, $6)
+# Registers a worker at boot, and on every beat marks it seen (and whether it is draining).
+# An upsert, not an UPDATE: a worker whose row was pruned (it was partitioned from the
+# database for longer than the prune age, yet kept working) appears again at its next beat.
+TOUCH_WORKER = """
+INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname, pid, draining)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (worker_id) DO UPDATE
-SET last_seen = now(), draining = false, capabilities = EXCLUDED.capabilities
+SET last_seen = now(), draining = EXCLUDED.draining, capabilities = EXCLUDED.capabilities
 """
-
-TOUCH_WORKER = "UPDATE worker_heartbeats SET last_seen = now(), draining = $2 WHERE worker_id = $1"
 
 DEREGISTER_WORKER = "DELETE FROM worker_heartbeats WHERE worker_id = $1"
 

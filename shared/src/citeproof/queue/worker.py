@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import random
 import signal
@@ -190,7 +191,7 @@ class Worker:
         self._stopping.set()
         self.wake_all()
         with contextlib.suppress(Exception):
-            await self.pool.execute(_sql.TOUCH_WORKER, self.worker_id, True)
+            await self._touch_registry(draining=True)
         tasks = [t for r in self._runners for t, _ in r.in_flight.values()]
         log.info("worker.draining", in_flight=len(tasks), grace_s=grace)
         if tasks:
@@ -321,9 +322,13 @@ class Worker:
         for runner in self._runners:
             await self._extend_leases(runner)
 
-    async def _touch_registry(self) -> None:
+    async def _touch_registry(self, *, draining: bool | None = None) -> None:
         try:
-            await self.pool.execute(_sql.TOUCH_WORKER, self.worker_id, self._stopping.is_set())
+            await self.pool.execute(
+                _sql.TOUCH_WORKER,
+                *self._registry_row,
+                self._stopping.is_set() if draining is None else draining,
+            )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             log.warning("heartbeat.failed", error=str(exc))
 
@@ -366,13 +371,14 @@ class Worker:
                 log.warning("periodic.failed", job=job.name, error=str(exc))
             await asyncio.sleep(job.interval_s)
 
-    async def _register(self) -> None:
+    @functools.cached_property
+    def _registry_row(self) -> tuple[object, ...]:
+        """What this worker says about itself in worker_heartbeats (minus `draining`)."""
         try:
             version = metadata.version(f"citeproof-{self.service}")
         except metadata.PackageNotFoundError:
             version = "dev"
-        await self.pool.execute(
-            _sql.REGISTER_WORKER,
+        return (
             self.worker_id,
             self.service,
             version,
@@ -380,6 +386,9 @@ class Worker:
             socket.gethostname(),
             os.getpid(),
         )
+
+    async def _register(self) -> None:
+        await self.pool.execute(_sql.TOUCH_WORKER, *self._registry_row, False)
 
     async def _sleep_or_stop(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
