@@ -16,38 +16,16 @@ from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
 from citeproof.queue import QueueSettings, Stage, TaskContext, Worker, notify
+from citeproof.queue.columns import queue_table_ddl
 
 # Room for the handlers' completions plus the claim loop, heartbeat and sweeper, sized the
 # way `citeproof.queue.serve` sizes a service's pool.
 POOL_HEADROOM = 4
 DRAIN_GRACE_S = 5.0
 
-# The claim columns, checks and indexes of judge_tasks/retrieve_tasks (migrations/0001),
-# without their foreign keys; `payload` carries the benchmark's sequence number.
-DDL = """
-CREATE SCHEMA IF NOT EXISTS {schema};
-CREATE TABLE {table} (
-    id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    payload           text NOT NULL,
-    state             text NOT NULL DEFAULT 'queued'
-                      CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'dead',
-                                       'cancelled')),
-    priority          smallint NOT NULL DEFAULT 0,
-    attempts          integer NOT NULL DEFAULT 0,
-    max_attempts      integer NOT NULL DEFAULT 5,
-    run_after         timestamptz NOT NULL DEFAULT now(),
-    claimed_at        timestamptz,
-    lease_expires_at  timestamptz,
-    worker_id         text,
-    claim_token       uuid,
-    last_error        text,
-    created_at        timestamptz NOT NULL DEFAULT now(),
-    finished_at       timestamptz
-);
-CREATE INDEX ON {table} (priority, run_after) WHERE state = 'queued';
-CREATE INDEX ON {table} (lease_expires_at) WHERE state = 'running';
-CREATE INDEX ON {table} (worker_id) WHERE state = 'running';
-"""
+# The product's queue-row contract (claim columns, state check, partial indexes) without a
+# stage's foreign keys; `payload` carries the benchmark's sequence number.
+PAYLOAD_COLUMNS = ("payload text NOT NULL",)
 
 # Insert and NOTIFY in one statement: they commit together, as in a stage's hand-off
 # transaction, in one round trip - the same cost as pgqueuer's and procrastinate's enqueue.
@@ -89,7 +67,8 @@ class CiteproofSystem:
             DatabaseSettings(url=self.url), max_size=self.settings.concurrency + POOL_HEADROOM
         )
         self.client = await asyncpg.connect(self.url)
-        await self.client.execute(DDL.format(schema=self.schema, table=self.table))
+        await self.client.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}")
+        await self.client.execute(queue_table_ddl(self.table, PAYLOAD_COLUMNS))
 
     async def start(self, on_start: Callable[[int], None]) -> None:
         async def handle(ctx: TaskContext) -> None:

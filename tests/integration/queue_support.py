@@ -7,35 +7,22 @@ import uuid
 import asyncpg
 
 from citeproof.queue import QueueSettings
+from citeproof.queue.columns import queue_table_ddl
 
-TEST_TABLE_DDL = """
-CREATE TABLE IF NOT EXISTS {table} (
-    id                bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    batch             text NOT NULL,
-    payload           text NOT NULL DEFAULT '',
-    state             text NOT NULL DEFAULT 'queued',
-    priority          smallint NOT NULL DEFAULT 0,
-    attempts          integer NOT NULL DEFAULT 0,
-    max_attempts      integer NOT NULL DEFAULT 5,
-    run_after         timestamptz NOT NULL DEFAULT now(),
-    claimed_at        timestamptz,
-    lease_expires_at  timestamptz,
-    worker_id         text,
-    claim_token       uuid,
-    last_error        text,
-    created_at        timestamptz NOT NULL DEFAULT now(),
-    finished_at       timestamptz
-);
-CREATE INDEX IF NOT EXISTS {table}_queued_idx ON {table} (priority, run_after)
-    WHERE state = 'queued';
-CREATE INDEX IF NOT EXISTS {table}_running_idx ON {table} (lease_expires_at)
-    WHERE state = 'running';
+# The test queue's own payload; the claim columns and indexes come from the runtime's contract.
+TEST_PAYLOAD_COLUMNS = ("batch text NOT NULL", "payload text NOT NULL DEFAULT ''")
+TEST_EFFECTS_DDL = """
 CREATE TABLE IF NOT EXISTS test_task_effects (
     task_id    bigint NOT NULL,
     worker_id  text NOT NULL,
     batch      text NOT NULL
 );
 """
+
+
+def task_table_ddl(table: str) -> str:
+    """A real queue table for runtime tests, shaped like every stage table of the product."""
+    return queue_table_ddl(table, TEST_PAYLOAD_COLUMNS, if_not_exists=True) + TEST_EFFECTS_DDL
 
 
 def fast_settings(**overrides: object) -> QueueSettings:
@@ -63,7 +50,7 @@ async def ensure_test_table(pool: asyncpg.Pool, table: str = "test_tasks") -> No
     async with pool.acquire() as conn:
         await conn.execute("SELECT pg_advisory_lock(42)")
         try:
-            await conn.execute(TEST_TABLE_DDL.replace("{table}", table))
+            await conn.execute(task_table_ddl(table))
         finally:
             await conn.execute("SELECT pg_advisory_unlock(42)")
 
