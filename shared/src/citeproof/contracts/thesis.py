@@ -76,6 +76,9 @@ class Citation(msgspec.Struct, frozen=True, kw_only=True):
     # or same year with the name among the co-authors), closest first. Shown to the user, never
     # used as a link.
     candidates: list[str] = []
+    # Theses written in LaTeX: the project file and 1-based line of the citing command.
+    source_file: str | None = None
+    source_line: int | None = None
 
 
 class ThesisAnalysis(msgspec.Struct, frozen=True, kw_only=True):

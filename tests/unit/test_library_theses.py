@@ -1,0 +1,129 @@
+"""LaTeX theses and Word theses with Zotero/Mendeley citation fields: exact markers and keys."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from citeproof.parser.errors import ARCHIVE_BOMB, ParseFailure
+from citeproof.parser.extract import parse_bytes
+from citeproof.parser.latex import is_latex, parse_latex_thesis
+from citeproof.parser.settings import ParserSettings
+
+REPO = Path(__file__).resolve().parents[2]
+LIBRARY_SAMPLES = REPO / "samples" / "library"
+DEMO_EXPECTED = REPO / "samples" / "demo" / "expected.json"
+KEYS = {"1": "kowalczyk2021", "2": "hofer2020", "3": "marchetti2022", "4": "aalto2023",
+        "5": "vandijk2019", "6": "moreau2022", "7": "osei2024"}  # fmt: skip
+
+
+def latex_zip(with_bib: bool = True) -> bytes:
+    root = LIBRARY_SAMPLES / "latex"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and (with_bib or path.suffix != ".bib"):
+                archive.write(path, "thesis/" + path.relative_to(root).as_posix())
+    return buffer.getvalue()
+
+
+def build_docx(plugin: str, out: Path) -> bytes:
+    spec = importlib.util.spec_from_file_location("build_docx", LIBRARY_SAMPLES / "build_docx.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build_docx(plugin, out).read_bytes()
+
+
+def expected_pairs() -> list[tuple[str, str]]:
+    """(first 40 characters of the citing sentence, citation key) the author wrote."""
+    expected = json.loads(DEMO_EXPECTED.read_text())
+    return sorted(
+        (sentence["sentence"][:40], KEYS[citation["reference"]])
+        for sentence in expected["sentences"]
+        for citation in sentence["citations"]
+    )
+
+
+def test_latex_project_cites_by_key_with_pinpoints_and_lines() -> None:
+    data = latex_zip()
+    assert is_latex(data, "thesis.zip")
+    parsed = parse_latex_thesis(data, "thesis.zip", ParserSettings())
+    analysis = parsed.analysis
+    assert [r.label for r in analysis.references] == list(KEYS.values())
+    assert analysis.references[0].attachments == ["files/1/1-street-trees.pdf"]
+    pairs = sorted((c.claim_text[:40], c.reference_label) for c in analysis.citations)
+    assert pairs == expected_pairs()
+    for citation in analysis.citations:
+        # Markers and claims are exact slices of the stored text, with no LaTeX left in them.
+        assert parsed.text[citation.claim_start : citation.claim_end] == citation.claim_text
+        assert parsed.text[citation.marker_start : citation.marker_end] == citation.marker_text
+        assert "\\" not in citation.claim_text and "~" not in citation.claim_text
+        assert citation.source_file.startswith("chapters/") and citation.source_line >= 1
+    by_pinpoint = {c.pinpoint for c in analysis.citations}
+    assert {"p. 5", "ch. 2"} <= by_pinpoint  # \cite[p.~5]{k} and \citep[see][ch.~2]{k}
+    # The line is the line of the \cite command in its own file.
+    first = analysis.citations[0]
+    source = (LIBRARY_SAMPLES / "latex" / first.source_file).read_text().splitlines()
+    assert f"{{{first.reference_label}}}" in source[first.source_line - 1]
+    assert parsed.meta.title.startswith("Cooling the Compact City")
+    assert "30 °C" in parsed.text
+
+
+def test_cite_variants_multiple_keys_and_notes() -> None:
+    tex = rb"""\documentclass{article}\begin{document}
+\section{Intro}
+Heat kills \citep[see][p.~12]{a2020, b2021}. \textcite{c2019} disagrees. % \cite{commented}
+Trees cool streets\footcite[ch.~3]{d2018}. \autocite{e2017} and \parencite*{f2016} too.
+Shown in Figure~\ref{fig:x}. $x^2$ is \emph{not} a claim \cite{g2015}.
+\begin{figure}\caption{A figure \cite{hidden}}\end{figure}
+\end{document}"""
+    parsed = parse_bytes(tex, "thesis.tex", None, ParserSettings(), kind="thesis")
+    cites = [(c.reference_label, c.pinpoint) for c in parsed.analysis.citations]
+    assert cites == [("a2020", "p. 12"), ("b2021", "p. 12"), ("c2019", None), ("d2018", "ch. 3"),
+                     ("e2017", None), ("f2016", None), ("g2015", None)]  # fmt: skip
+    assert "commented" not in parsed.text and "hidden" not in parsed.text
+    # Keys without a .bib are kept as references known by their key alone.
+    assert [r.label for r in parsed.analysis.references][:2] == ["a2020", "b2021"]
+    assert any("no entry in the uploaded .bib" in note for note in parsed.analysis.notes)
+    assert parsed.analysis.citations[0].source_line == 3
+
+
+def test_include_cycles_and_escaping_paths_are_ignored(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("main.tex", "\\documentclass{x}\\begin{document}\n\\input{a}\n"
+                                     "\\input{../../etc/passwd}\n\\end{document}")  # fmt: skip
+        archive.writestr("a.tex", "A claim about heat \\cite{k1}.\n\\input{main}\n")
+        archive.writestr("../evil.tex", "\\cite{evil}")
+    parsed = parse_bytes(buffer.getvalue(), "p.zip", None, ParserSettings(), kind="thesis")
+    assert [c.reference_label for c in parsed.analysis.citations] == ["k1"]
+
+
+def test_zip_bomb_of_a_latex_project_is_refused() -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("main.tex", "\\begin{document}" + " " * 2_000_000 + "\\end{document}")
+    with pytest.raises(ParseFailure) as caught:
+        parse_latex_thesis(buffer.getvalue(), "p.zip", ParserSettings(max_unzipped_bytes=1_000_000))
+    assert caught.value.code == ARCHIVE_BOMB
+
+
+@pytest.mark.parametrize("plugin", ["zotero", "mendeley"])
+def test_word_citation_fields_link_exactly(plugin: str, tmp_path: Path) -> None:
+    data = build_docx(plugin, tmp_path / f"{plugin}.docx")
+    parsed = parse_bytes(data, f"{plugin}.docx", None, ParserSettings(), kind="thesis")
+    analysis = parsed.analysis
+    assert analysis.notes[0] == f"14 citations read from {plugin} citation fields."
+    assert sorted(r.label for r in analysis.references) == sorted(KEYS.values())
+    pairs = sorted((c.claim_text[:40], c.reference_label) for c in analysis.citations)
+    assert pairs == expected_pairs()
+    assert any(c.pinpoint == "p. 14" for c in analysis.citations)
+    for citation in analysis.citations:
+        assert parsed.text[citation.marker_start : citation.marker_end] == citation.marker_text
+    trees = next(r for r in analysis.references if r.label == "kowalczyk2021")
+    assert trees.doi == "10.5555/ucl.2021.0142" and trees.authors[0] == "Kowalczyk"
