@@ -117,6 +117,54 @@ async def test_planning_waits_for_parsing_then_fans_out(pool, service) -> None:
     assert links[refs["3"]] == (None, "none")
 
 
+async def _claim_this_run(pool: asyncpg.Pool, run_id: uuid.UUID, worker_id: str):
+    """The claim statement's effect on one chosen run (the shared database holds other
+    tests' runs, which a real claim could pick instead)."""
+    return await pool.fetchrow(
+        "UPDATE runs SET state = 'running', attempts = attempts + 1, worker_id = $2, "
+        "claimed_at = now(), lease_expires_at = now() + interval '30 s', "
+        "claim_token = gen_random_uuid() WHERE id = $1 AND state = 'queued' RETURNING *",
+        run_id,
+        worker_id,
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="a parse ending while a planner holds the run wakes nobody")
+async def test_a_parse_that_ends_while_the_run_is_being_planned_is_not_missed(
+    pool, service
+) -> None:
+    from citeproof.parser.service import on_terminal as parse_finished
+
+    user, _, _, soil, _, run = await _world(pool, soil_state="pending")
+    job = await pool.fetchval("INSERT INTO parse_jobs (user_id) VALUES ($1) RETURNING id", user)
+    item = await pool.fetchrow(
+        "INSERT INTO parse_items (job_id, user_id, document_id, filename, size_bytes, state) "
+        "VALUES ($1, $2, $3, 'soil.pdf', 1, 'running') RETURNING *",
+        job,
+        user,
+        soil,
+    )
+    row = await _claim_this_run(pool, run, "planner-a")
+    ctx = TaskContext(stage=service.plan_stage, row=row, pool=pool, worker_id="planner-a")
+    snooze = ctx.snooze
+
+    async def parse_ends_then_snooze(seconds: float) -> None:
+        # The planner has seen the document pending; the parser now stores it and runs its
+        # terminal hook (which wakes runs waiting for it) before the planner snoozes.
+        await add_chunks(pool, user, soil, SOIL_BACTERIA)
+        async with pool.acquire() as conn, conn.transaction():
+            await conn.execute("UPDATE documents SET state = 'parsed' WHERE id = $1", soil)
+            await parse_finished(conn, item, TerminalOutcome("succeeded"))
+        await snooze(seconds)
+
+    ctx.snooze = parse_ends_then_snooze  # type: ignore[method-assign]
+    assert await execute(ctx, QueueSettings()) == "handed_back"
+    row = await _run_row(pool, run)
+    assert (row["state"], row["status"]) == ("queued", "waiting_for_documents")
+    # Ready now, not a snooze later.
+    assert await pool.fetchval("SELECT run_after <= now() FROM runs WHERE id = $1", run)
+
+
 async def test_failed_source_is_unreadable(pool, service) -> None:
     _, _, heat, _, thesis, run = await _world(pool, soil_state="failed")
     await run_once(pool, service.plan_stage)
