@@ -1,4 +1,4 @@
-"""The `citeproof` command: run the stack locally, migrate, manage users and tokens, verify.
+"""The `citeproof` command: check a thesis, run the stack locally, migrate, manage users and tokens.
 
 Each subcommand lives in its own module with a `register(subparsers)` function; adding a
 command means adding a module to COMMAND_MODULES.
@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 import msgspec
 
@@ -18,12 +19,15 @@ COMMAND_MODULES = (
     "citeproof.cli._config",
     "citeproof.cli._dev",
     "citeproof.cli._users",
-    "citeproof.cli._verify",
+    "citeproof.cli._check",
 )
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from citeproof.cli._version import version
+
     parser = argparse.ArgumentParser(prog="citeproof", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"citeproof {version()}")
     subparsers = parser.add_subparsers(dest="command", required=True)
     for module_name in COMMAND_MODULES:
         try:
@@ -54,6 +58,9 @@ def _configure_cli_logging() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The embedded PostgreSQL's wheel imports platformdirs, which warns about an unset
+    # XDG_RUNTIME_DIR (containers, CI) on every command; nothing here uses that directory.
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
     parser = build_parser()
     args = parser.parse_args(argv)
     _configure_cli_logging()

@@ -1,0 +1,340 @@
+"""`citeproof check THESIS [SOURCE|DIR ...]`: check a thesis's citations in one command.
+
+Without --api it runs the whole pipeline on this machine (embedded PostgreSQL in the person's
+data directory, the four services as child processes) and stops everything afterwards; with
+--api URL --token T it uses a deployed instance. `verify` is the same command.
+
+Exit codes: 0 every checked citation is fine; 1 problems (--fail-on); 2 usage or runtime
+error; 3 nothing could be checked (the sentence says why); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+from citeproof.cli._api_client import API_RENDERED_FORMATS, ApiClient, ApiError
+from citeproof.cli._local import LocalStack, default_data_dir
+from citeproof.cli._outcome import (
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_MIN_COVERAGE,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    ExitPolicy,
+    Outcome,
+    coverage,
+    decide,
+    fail_on_labels,
+)
+from citeproof.cli._outputs import FORMATS, Output, OutputError, plan_outputs, to_csv, to_json
+from citeproof.cli._progress import Progress
+from citeproof.cli._sarif import to_sarif
+from citeproof.cli._version import version
+from citeproof.pipeline import DEFAULT_FAIL_ON, FAIL_ON_GROUPS
+
+API_URL_ENV = "CITEPROOF_API_URL"
+TOKEN_ENV = "CITEPROOF_TOKEN"
+DEFAULT_TIMEOUT_S = 1800.0
+# What a source folder contributes: the formats the parser reads.
+SOURCE_SUFFIXES = frozenset({".pdf", ".docx", ".html", ".htm", ".xhtml", ".md", ".markdown",
+                             ".txt", ".text"})  # fmt: skip
+SUMMARY_CLAIM_CHARS = 90
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    thesis: Path
+    sources: list[Path]
+    outputs: list[Output]
+    policy: ExitPolicy
+    timeout_s: float
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        aliases=["verify"],
+        help="check a thesis's citations against its sources (runs everything locally, or "
+        "uses --api)",
+        description=__doc__.split("\n\n")[1],
+    )
+    parser.add_argument("thesis", type=Path, help="the thesis (PDF, DOCX, Markdown, HTML, text)")
+    parser.add_argument(
+        "sources", type=Path, nargs="*", help="the cited sources: files, or folders to search"
+    )
+    out = parser.add_argument_group("output")
+    out.add_argument(
+        "--format", "-f", dest="formats", action="append", choices=FORMATS, default=None,
+        help="report format, repeatable (default html, or from the -o extension)",
+    )  # fmt: skip
+    out.add_argument(
+        "-o", "--output", "--out", dest="output", default=None,
+        help="report file; with several formats PATH.<format> each; '-' for stdout",
+    )  # fmt: skip
+    gate = parser.add_argument_group("exit code")
+    gate.add_argument(
+        "--fail-on", default=",".join(DEFAULT_FAIL_ON),
+        help=f"exit 1 when a citation falls in these groups: {', '.join(FAIL_ON_GROUPS)} "
+        f"(default {','.join(DEFAULT_FAIL_ON)})",
+    )  # fmt: skip
+    gate.add_argument(
+        "--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE,
+        help="exit 3 when fewer than this share of citations got a definite verdict",
+    )  # fmt: skip
+    gate.add_argument(
+        "--min-confidence", type=float, default=DEFAULT_MIN_CONFIDENCE,
+        help="verdicts below this confidence count as needs_review",
+    )  # fmt: skip
+    where = parser.add_argument_group("where to run")
+    where.add_argument(
+        "--api", default=None, help=f"a deployed API's URL (default ${API_URL_ENV}); else local"
+    )
+    where.add_argument("--token", default=None, help=f"API token for --api (default ${TOKEN_ENV})")
+    where.add_argument(
+        "--data-dir", type=Path, default=None,
+        help=f"local data: database, logs (default {default_data_dir()})",
+    )  # fmt: skip
+    where.add_argument(
+        "--database-url", default=None, help="run locally on this PostgreSQL instead of embedded"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="give up after this many s"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _fail(message: str) -> int:
+    print(f"citeproof check: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _expand_sources(paths: list[Path]) -> list[Path]:
+    """Files as given; folders searched recursively (Zotero keeps one folder per item)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )  # fmt: skip
+            if not found:
+                raise UsageError(f"{path}: no PDF, DOCX, HTML, Markdown or text files in it")
+            files += found
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise UsageError(f"{path}: no such file or folder")
+    # The same file named twice (a file and its folder) is uploaded once.
+    return list(dict.fromkeys(p.resolve() for p in files))
+
+
+def _plan(args: argparse.Namespace) -> CheckPlan:
+    if not args.thesis.is_file():
+        raise UsageError(f"{args.thesis}: no such file")
+    sources = _expand_sources(args.sources)
+    sources = [p for p in sources if p != args.thesis.resolve()]
+    try:
+        outputs = plan_outputs(args.formats, args.output)
+    except OutputError as exc:
+        raise UsageError(str(exc)) from None
+    policy = ExitPolicy(
+        fail_on=tuple(g.strip() for g in args.fail_on.split(",") if g.strip()),
+        min_coverage=args.min_coverage,
+        min_confidence=args.min_confidence,
+    )
+    try:
+        policy.validate()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.api and args.database_url:
+        raise UsageError("--api uses a deployed instance; --database-url runs locally: pick one")
+    return CheckPlan(args.thesis, sources, outputs, policy, args.timeout)
+
+
+class _Interrupted(BaseException):
+    """SIGINT/SIGTERM, raised once: a second signal must not cut the drain short."""
+
+
+def _on_signal(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise _Interrupted
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    # Signal handlers can only be installed from the main thread (tests call us elsewhere).
+    if threading.current_thread() is threading.main_thread():
+        previous = {s: signal.signal(s, _on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    else:
+        previous = {}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        plan = _plan(args)
+    except UsageError as exc:
+        return _fail(str(exc))
+    api = args.api or os.environ.get(API_URL_ENV)
+    token = args.token or os.environ.get(TOKEN_ENV)
+    progress = Progress()
+    client: ApiClient | None = None
+    try:
+        with _interruptible():
+            if api or args.token:
+                if not token:
+                    return _fail(f"no API token: pass --token or set {TOKEN_ENV}")
+                client = ApiClient(api or "http://127.0.0.1:8000", token, progress.message)
+                return _check_or_cancel(client, plan, progress)
+            local = LocalStack(
+                data_dir=args.data_dir or default_data_dir(),
+                status=progress.message,
+                database_url=args.database_url,
+                fast=_fast_requested(),
+            )
+            try:
+                with local:
+                    client = ApiClient(local.api_url, local.token, progress.message)
+                    return _check_or_cancel(client, plan, progress)
+            except (RuntimeError, TimeoutError) as exc:
+                return _fail(f"{exc}; the service logs are in {local.log_dir}")
+    except _Interrupted as interrupted:
+        # The handler already ignores further signals; the `with` blocks have drained and
+        # stopped whatever was started.
+        cancelled = interrupted.args[0] if interrupted.args else None
+        suffix = f"; run {cancelled} cancelled" if cancelled else ""
+        print(f"citeproof check: interrupted{suffix}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except ApiError as exc:
+        return _fail(str(exc))
+    except httpx.HTTPError as exc:
+        return _fail(f"cannot reach the API at {api}: {exc}")
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _fast_requested() -> bool:
+    from citeproof.db.settings import DatabaseSettings
+    from citeproof.settings import load
+
+    return load(DatabaseSettings).embedded_pg_fast
+
+
+def _check_or_cancel(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
+    try:
+        return _check(client, plan, progress)
+    except _Interrupted:
+        # Cancelled here, while the API is still up (a local stack stops right after).
+        raise _Interrupted(client.cancel_active_run()) from None
+
+
+def _check(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
+    try:
+        me = client.me()
+    except httpx.HTTPError as exc:
+        raise ApiError(f"cannot reach the API: {exc}") from None
+    session_id = client.create_session(plan.thesis.name)
+    progress.message(f"signed in as {me['name']}; session {session_id}")
+    thesis_docs = client.upload(session_id, "thesis", [plan.thesis])
+    if plan.sources:
+        client.upload(session_id, "source", plan.sources)
+    else:
+        progress.message("no sources given: every citation will be reported source_missing")
+    run_id = client.start_run(session_id, thesis_docs[0]["id"])
+    progress.message(f"run {run_id} started")
+    try:
+        status = client.wait(run_id, plan.timeout_s, progress.update)
+    except ApiError:
+        client.cancel_active_run()
+        raise
+    progress.finish()
+    if status["status"] != "completed":
+        raise ApiError(f"run {run_id} {status['status']}: {status.get('message') or ''}")
+    report = client.report(run_id)
+    outcome = decide(report, plan.policy)
+    to_stdout = any(o.path is None for o in plan.outputs)
+    summary_stream = sys.stderr if to_stdout else sys.stdout
+    _write_outputs(client, run_id, report, outcome, plan)
+    _print_summary(report, outcome, plan, summary_stream)
+    return outcome.exit_code
+
+
+def _write_outputs(
+    client: ApiClient, run_id: str, report: dict, outcome: Outcome, plan: CheckPlan
+) -> None:
+    effective = [plan.policy.effective_label(c["verdict"]) for c in report["citations"]]
+    covered = coverage(report["citations"])
+    for output in plan.outputs:
+        if output.format in API_RENDERED_FORMATS:
+            text = client.rendered_report(run_id, output.format)
+        elif output.format == "json":
+            text = to_json(report, covered, outcome.as_json(plan.policy))
+        elif output.format == "csv":
+            text = to_csv(report, effective)
+        else:
+            sarif = to_sarif(
+                report, plan.thesis, effective, fail_on_labels(plan.policy.fail_on),
+                version(), covered,
+            )  # fmt: skip
+            text = json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+        if output.path is None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            output.path.parent.mkdir(parents=True, exist_ok=True)
+            output.path.write_text(text, encoding="utf-8")
+
+
+def _print_summary(report: dict, outcome: Outcome, plan: CheckPlan, stream: IO[str]) -> None:
+    def say(line: str = "") -> None:
+        print(line, file=stream)
+
+    counts = report["summary"]["counts"]
+    width = max([len(label) for label in counts] + [10])
+    say(f"\n{report['thesis']['title'] or report['thesis']['filename']}")
+    say(f"{'verdict':<{width}}  citations")
+    say(f"{'-' * width}  ---------")
+    for label, n in counts.items():
+        if n:
+            say(f"{label:<{width}}  {n:>9}")
+    say(f"{'total':<{width}}  {report['summary']['total']:>9}")
+    problems = set(outcome.problems)
+    listed = [c for c in report["citations"] if c["ordinal"] in problems]
+    if listed:
+        say(f"\nneeds attention (--fail-on {','.join(plan.policy.fail_on)}):")
+        for c in listed:
+            label = plan.policy.effective_label(c["verdict"]) or "-"
+            claim = " ".join(c["claim"].split())
+            if len(claim) > SUMMARY_CLAIM_CHARS:
+                claim = claim[: SUMMARY_CLAIM_CHARS - 1] + "…"
+            page = f"p.{c['page']} " if c["page"] is not None else ""
+            say(f"  {label:<17} {c['marker']:<12} {page}{claim}")
+    if outcome.reason:
+        say(f"\nnothing could be checked: {outcome.reason}")
+    elif not listed:
+        say(f"\nno citation falls in --fail-on {','.join(plan.policy.fail_on)}")
+    written = [str(o.path.resolve()) for o in plan.outputs if o.path is not None]
+    if written:
+        say(f"\nreport: {written[0]}" + "".join(f"\n        {p}" for p in written[1:]))

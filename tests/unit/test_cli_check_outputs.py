@@ -1,0 +1,234 @@
+"""`citeproof check` without a stack: output planning, exit codes, SARIF, JSON and CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from citeproof.cli._outcome import (
+    EXIT_CLEAN,
+    EXIT_NOTHING_CHECKED,
+    EXIT_PROBLEMS,
+    ExitPolicy,
+    coverage,
+    decide,
+    fail_on_labels,
+)
+from citeproof.cli._outputs import Output, OutputError, plan_outputs, to_csv, to_json
+from citeproof.cli._sarif import locate, to_sarif
+from citeproof.pipeline import (
+    CONTRADICTED,
+    DEFAULT_FAIL_ON,
+    JUDGE_ERROR,
+    NEEDS_REVIEW,
+    SOURCE_MISSING,
+    SUPPORTED,
+    UNSUPPORTED,
+)
+
+SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif" / "sarif-schema-2.1.0.json"
+DEFAULT = ExitPolicy(fail_on=DEFAULT_FAIL_ON)
+
+
+def _citation(ordinal: int, label: str | None, *, source: bool = True, confidence: float = 0.8,
+              claim: str = "Trees cool streets by 2 °C", marker: str = "[1]") -> dict:  # fmt: skip
+    verdict = None
+    if label is not None:
+        verdict = {
+            "label": label,
+            "confidence": confidence,
+            "rationale": "because",
+            "quote": "Trees cooled streets by 2 °C." if label == SUPPORTED else None,
+            "quote_page": 3 if label == SUPPORTED else None,
+            "backend": "fake",
+            "model": "m",
+            "downgrade_reason": None,
+        }
+    return {
+        "citation_id": ordinal,
+        "ordinal": ordinal,
+        "marker": marker,
+        "claim": f"{claim} {marker}.",
+        "context": None,
+        "page": 1,
+        "reference": {"label": "1", "raw": "Smith 2020. Trees.", "title": "Trees"},
+        "source": {"document_id": "d", "title": "Trees", "filename": "smith.pdf"}
+        if source
+        else None,
+        "verdict": verdict,
+    }
+
+
+def _report(*citations: dict) -> dict:
+    return {
+        "run": {"id": "r", "status": "completed"},
+        "thesis": {"id": "t", "title": "Cooling", "filename": "thesis.md"},
+        "summary": {"total": len(citations), "counts": {}},
+        "citations": list(citations),
+    }
+
+
+# --- outputs ---------------------------------------------------------------------------------
+
+
+def test_one_format_goes_to_the_named_file_several_to_path_dot_format() -> None:
+    assert plan_outputs(None, None) == [Output("html", Path("citeproof-report.html"))]
+    assert plan_outputs(["json"], "out/r.json") == [Output("json", Path("out/r.json"))]
+    assert plan_outputs(None, "r.sarif") == [Output("sarif", Path("r.sarif"))]
+    assert plan_outputs(["sarif", "json"], "out/report") == [
+        Output("sarif", Path("out/report.sarif")),
+        Output("json", Path("out/report.json")),
+    ]
+    # A known extension on -o is the stem's, not doubled.
+    assert [o.path for o in plan_outputs(["csv", "json"], "r.json")] == [
+        Path("r.csv"),
+        Path("r.json"),
+    ]
+    assert plan_outputs(["md"], "-") == [Output("md", None)]
+
+
+@pytest.mark.parametrize(
+    ("formats", "output", "message"),
+    [
+        (["json", "sarif"], "-", "one format"),
+        (None, "report.docx", "cannot tell the report format"),
+        (["pdf"], None, "unknown format"),
+    ],
+)
+def test_impossible_output_requests_are_refused(formats, output, message) -> None:
+    with pytest.raises(OutputError, match=message):
+        plan_outputs(formats, output)
+
+
+# --- exit codes ------------------------------------------------------------------------------
+
+
+def test_clean_and_problem_runs() -> None:
+    assert decide(_report(_citation(1, SUPPORTED)), DEFAULT).exit_code == EXIT_CLEAN
+    outcome = decide(_report(_citation(1, SUPPORTED), _citation(2, CONTRADICTED)), DEFAULT)
+    assert outcome.exit_code == EXIT_PROBLEMS and outcome.problems == [2]
+    # Missing sources are problems only when asked for.
+    report = _report(_citation(1, SUPPORTED), _citation(2, SOURCE_MISSING, source=False))
+    assert decide(report, DEFAULT).exit_code == EXIT_CLEAN
+    assert decide(report, ExitPolicy(fail_on=("missing",))).exit_code == EXIT_PROBLEMS
+
+
+@pytest.mark.parametrize(
+    ("citations", "why"),
+    [
+        ([], "no citations were found"),
+        ([_citation(1, SOURCE_MISSING, source=False)] * 3, "none of the 3 citations could be"),
+        (
+            [_citation(1, JUDGE_ERROR)] * 14 + [_citation(2, SOURCE_MISSING, source=False)] * 2,
+            "the judge failed on every one of the 14",
+        ),
+        (
+            [_citation(1, SUPPORTED)] + [_citation(2, NEEDS_REVIEW)] * 3,
+            "only 1 of 4 citations (25%) got a definite verdict",
+        ),
+    ],
+)
+def test_nothing_checked_is_exit_3_with_a_reason(citations, why) -> None:
+    outcome = decide(_report(*citations), DEFAULT)
+    assert outcome.exit_code == EXIT_NOTHING_CHECKED
+    assert outcome.reason is not None and why in outcome.reason
+
+
+def test_exit_3_wins_even_when_something_failed() -> None:
+    report = _report(_citation(1, CONTRADICTED), *[_citation(2, JUDGE_ERROR)] * 3)
+    assert decide(report, DEFAULT).exit_code == EXIT_NOTHING_CHECKED
+    assert decide(report, ExitPolicy(DEFAULT_FAIL_ON, min_coverage=0.2)).exit_code == (
+        EXIT_PROBLEMS
+    )
+
+
+def test_min_confidence_turns_weak_verdicts_into_review() -> None:
+    report = _report(_citation(1, SUPPORTED, confidence=0.4), _citation(2, SUPPORTED))
+    assert decide(report, DEFAULT).exit_code == EXIT_CLEAN
+    strict = ExitPolicy(DEFAULT_FAIL_ON, min_confidence=0.5)
+    assert decide(report, strict).exit_code == EXIT_PROBLEMS
+    assert decide(report, strict).problems == [1]
+    lenient = ExitPolicy(("contradicted",), min_confidence=0.5)
+    assert decide(report, lenient).exit_code == EXIT_CLEAN
+
+
+def test_policy_refuses_bad_values() -> None:
+    for policy in (
+        ExitPolicy(("bogus",)),
+        ExitPolicy(()),
+        ExitPolicy(DEFAULT_FAIL_ON, min_coverage=1.5),
+        ExitPolicy(DEFAULT_FAIL_ON, min_confidence=-0.1),
+    ):
+        with pytest.raises(ValueError):
+            policy.validate()
+    assert fail_on_labels(["any"]) >= {UNSUPPORTED, CONTRADICTED, SOURCE_MISSING}
+
+
+# --- formats ---------------------------------------------------------------------------------
+
+
+THESIS_TEXT = """# Cooling
+Cities are warm.
+Trees cool streets
+by 2 °C [1]. Roofs help [2].
+"""
+
+
+def test_sarif_is_valid_against_the_official_schema(tmp_path: Path) -> None:
+    thesis = tmp_path / "thesis.md"
+    thesis.write_text(THESIS_TEXT)
+    report = _report(
+        _citation(1, SUPPORTED),
+        _citation(2, CONTRADICTED, claim="Roofs help", marker="[2]"),
+        _citation(3, UNSUPPORTED, claim="Not in the file at all"),
+        _citation(4, SOURCE_MISSING, source=False),
+    )
+    labels = [DEFAULT.effective_label(c["verdict"]) for c in report["citations"]]
+    sarif = to_sarif(
+        report, thesis, labels, fail_on_labels(DEFAULT_FAIL_ON), "1.2.3",
+        coverage(report["citations"]),
+    )  # fmt: skip
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    jsonschema.Draft4Validator(schema).validate(json.loads(json.dumps(sarif)))
+    results = sarif["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == [CONTRADICTED, UNSUPPORTED]
+    assert results[0]["level"] == "error"
+    assert results[0]["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 4, "startColumn": 14, "endLine": 4, "endColumn": 28,  # end is exclusive
+    }  # fmt: skip
+    # A claim that is not in the text keeps its file but gets no invented lines.
+    assert "region" not in results[1]["locations"][0]["physicalLocation"]
+    rule_ids = [r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]]
+    assert all(rule_ids[r["ruleIndex"]] == r["ruleId"] for r in results)
+
+
+def test_a_claim_is_located_across_line_breaks() -> None:
+    region = locate(THESIS_TEXT, "Trees cool streets by 2 °C [1].", "[1]")
+    assert region == {"startLine": 3, "startColumn": 1, "endLine": 4, "endColumn": 12}
+
+
+def test_json_carries_schema_version_coverage_and_outcome() -> None:
+    report = _report(_citation(1, SUPPORTED), _citation(2, SOURCE_MISSING, source=False))
+    outcome = decide(report, DEFAULT)
+    document = json.loads(to_json(report, coverage(report["citations"]), outcome.as_json(DEFAULT)))
+    assert document["schema_version"] == "1"
+    assert document["citations"] == report["citations"]  # the API's report, extended
+    assert document["coverage"] | {"by_label": None} == {
+        "citations_found": 2, "linked_to_reference": 2, "linked_to_source": 1, "judged": 1,
+        "definite": 1, "definite_fraction": 0.5, "unjudged": 0, "by_label": None,
+    }  # fmt: skip
+    assert document["coverage"]["by_label"][SOURCE_MISSING] == 1
+    assert document["outcome"]["exit_code"] == EXIT_CLEAN
+
+
+def test_csv_has_one_row_per_citation() -> None:
+    report = _report(_citation(1, SUPPORTED), _citation(2, None), _citation(3, CONTRADICTED))
+    labels = [DEFAULT.effective_label(c["verdict"]) for c in report["citations"]]
+    rows = list(csv.DictReader(io.StringIO(to_csv(report, labels))))
+    assert [r["ordinal"] for r in rows] == ["1", "2", "3"]
+    assert rows[0]["quote"] == "Trees cooled streets by 2 °C." and rows[1]["label"] == ""
