@@ -129,7 +129,6 @@ async def _claim_this_run(pool: asyncpg.Pool, run_id: uuid.UUID, worker_id: str)
     )
 
 
-@pytest.mark.xfail(strict=True, reason="a parse ending while a planner holds the run wakes nobody")
 async def test_a_parse_that_ends_while_the_run_is_being_planned_is_not_missed(
     pool, service
 ) -> None:

@@ -72,12 +72,15 @@ WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'
 RETURNING state
 """
 
-# Give a row back without charging the attempt (drain on SIGTERM, snooze).
+# Give a row back without charging the attempt (drain on SIGTERM, snooze). A producer may
+# wake a row while it runs by moving its run_after ($5 is the value the claim saw): such a row
+# is handed back ready now, not after the delay, or that wake-up would be lost.
 HAND_BACK = """
 UPDATE {table}
 SET state = 'queued',
     attempts = greatest(attempts - 1, 0),
-    run_after = now() + make_interval(secs => $4),
+    run_after = CASE WHEN run_after IS DISTINCT FROM $5 THEN now()
+                     ELSE now() + make_interval(secs => $4) END,
     claim_token = NULL,
     lease_expires_at = NULL
 WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'

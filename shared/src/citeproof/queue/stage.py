@@ -132,7 +132,12 @@ async def hand_back(
     pool: asyncpg.Pool, stage: Stage, row: asyncpg.Record, worker_id: str, delay_s: float
 ) -> bool:
     returned = await pool.fetchval(
-        stage.sql(_sql.HAND_BACK), row["id"], worker_id, row["claim_token"], float(delay_s)
+        stage.sql(_sql.HAND_BACK),
+        row["id"],
+        worker_id,
+        row["claim_token"],
+        float(delay_s),
+        row["run_after"],
     )
     return returned is not None
 

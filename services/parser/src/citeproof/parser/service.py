@@ -56,9 +56,12 @@ WHERE id = $1 AND state <> 'parsed'
 """
 
 # Planning of a run waits for its documents; a finished document makes it look again now.
+# A run a planner holds right now is woken too: its snooze then hands it back ready (the
+# runtime's hand-back sees run_after moved), so a parse ending mid-planning is not missed.
 _WAKE_RUNS = """
 UPDATE runs SET run_after = now()
-WHERE state = 'queued' AND status = 'waiting_for_documents' AND $1 = ANY(document_ids)
+WHERE state IN ('queued', 'running') AND status = 'waiting_for_documents'
+  AND $1 = ANY(document_ids)
 RETURNING id
 """
 
