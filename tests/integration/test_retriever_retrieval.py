@@ -8,6 +8,7 @@ import uuid
 import asyncpg
 import pytest
 
+from citeproof.contracts.chunks import EVIDENCE_ROLES
 from citeproof.queue import TerminalOutcome
 from citeproof.retriever.retrieval import VECTOR_TOP_K
 from citeproof.retriever.service import RetrieverService
@@ -162,7 +163,10 @@ async def test_exact_vector_search_never_uses_the_hnsw_index(pool) -> None:
         await conn.execute("SET LOCAL enable_seqscan = off")
         await conn.execute("SET LOCAL enable_sort = off")
         plan = "\n".join(
-            r[0] for r in await conn.fetch("EXPLAIN " + VECTOR_TOP_K, user, document, vector, 5)
+            r[0]
+            for r in await conn.fetch(
+                "EXPLAIN " + VECTOR_TOP_K, user, document, vector, 5, list(EVIDENCE_ROLES)
+            )
         )
     assert "hnsw" not in plan.lower()
     # The document's rows come from a b-tree on document_id (either index that leads with it,

@@ -11,6 +11,9 @@ PARAGRAPH: Final = "paragraph"
 LIST_ITEM: Final = "list_item"
 CAPTION: Final = "caption"
 TABLE: Final = "table"
+# Title, author list, affiliations, venue and DOI lines at the top of page 1: stored, never
+# evidence (see `front_matter`).
+FRONT_MATTER: Final = "front_matter"
 
 
 class Block(msgspec.Struct, frozen=True):

@@ -14,7 +14,9 @@ from bisect import bisect_right
 
 import msgspec
 
-from citeproof.parser.blocks import HEADING, Block
+from citeproof.contracts.chunks import BODY
+from citeproof.contracts.chunks import FRONT_MATTER as FRONT_MATTER_ROLE
+from citeproof.parser.blocks import FRONT_MATTER, HEADING, Block
 from citeproof.parser.document import DocumentText, page_at
 from citeproof.parser.wordpieces import SPECIAL_TOKENS, TokenCounter
 from citeproof.text.sentences import split_sentences
@@ -31,6 +33,8 @@ class Chunk(msgspec.Struct, frozen=True):
     heading: str | None
     text: str
     tokens: int
+    # `citeproof.contracts.chunks`: only body chunks are evidence.
+    role: str = BODY
 
 
 class _Unit(msgspec.Struct):
@@ -47,6 +51,7 @@ class _Draft(msgspec.Struct):
     section: int
     heading: str | None
     heading_only: bool
+    role: str = BODY
 
 
 def _split_long(text: str, start: int, end: int, budget: int, counter: TokenCounter) -> list:
@@ -100,10 +105,20 @@ def chunk_document(
     section = 0
     heading: str | None = None
     last_block = -1
+    role = BODY
     for unit in _units(doc, counter, budget):
         is_heading = blocks[unit.block].kind == HEADING if blocks else False
         new_block = unit.block != last_block
         last_block = unit.block
+        unit_role = (
+            FRONT_MATTER_ROLE if blocks and blocks[unit.block].kind == FRONT_MATTER else BODY
+        )
+        if unit_role != role:
+            # Front matter and body never share a chunk (nor a section, so never merged):
+            # the retriever drops front-matter chunks whole.
+            role = unit_role
+            section += 1
+            current = None
         if is_heading and new_block:
             if current is not None and current.heading_only:
                 # Consecutive headings ("3 Method" then "3.1 Data") open one chunk together.
@@ -116,7 +131,7 @@ def chunk_document(
         if current is not None and current.tokens + unit.tokens > budget:
             current = None
         if current is None:
-            current = _Draft(unit.start, unit.end, 0, section, heading, is_heading)
+            current = _Draft(unit.start, unit.end, 0, section, heading, is_heading, role)
             drafts.append(current)
         current.end = unit.end
         current.tokens += unit.tokens
@@ -132,6 +147,7 @@ def chunk_document(
             heading=draft.heading,
             text=doc.text[draft.start : draft.end],
             tokens=draft.tokens,
+            role=draft.role,
         )
         for index, draft in enumerate(merged)
     ]

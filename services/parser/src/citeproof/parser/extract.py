@@ -17,8 +17,19 @@ from citeproof.parser.errors import (
     TOO_MANY_PAGES,
     ParseFailure,
 )
+from citeproof.parser.front_matter import (
+    FrontMatterRules,
+    front_matter_blocks,
+    mark_front_matter,
+    without_running_headers,
+)
 from citeproof.parser.layout import lines_to_blocks, remove_page_furniture
-from citeproof.parser.metadata import FIRST_PAGE_TEXT_CHARS, DocumentMeta, extract_metadata
+from citeproof.parser.metadata import (
+    FIRST_PAGE_TEXT_CHARS,
+    DocumentMeta,
+    extract_metadata,
+    file_title_and_authors,
+)
 from citeproof.parser.pdf import extract_pdf_pages
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.sniff import PDF, detect_format, mismatch_note
@@ -41,11 +52,20 @@ def _pdf_blocks(data: bytes, settings: ParserSettings) -> tuple[list[Block], int
     pages, top_boxes, facts = extract_pdf_pages(
         data, settings.max_pages, settings.min_chars_per_page
     )
+    rules = FrontMatterRules(*file_title_and_authors(facts))
     if settings.pdf_engine == "unstructured":
         from citeproof.parser.unstructured_io import partition_pdf_blocks
 
-        return partition_pdf_blocks(data), len(pages), facts
-    return lines_to_blocks(remove_page_furniture(pages, top_boxes)), len(pages), facts
+        return mark_front_matter(partition_pdf_blocks(data), rules), len(pages), facts
+    lines = without_running_headers(remove_page_furniture(pages, top_boxes), rules)
+    # Front matter is cut off by lines, before lines are joined into paragraphs: the title,
+    # author and venue lines end without punctuation and would otherwise open the abstract's
+    # paragraph.
+    kinds = rules.leading_kinds(lines[0]) if lines else []
+    blocks = front_matter_blocks(lines[0][: len(kinds)], kinds) + lines_to_blocks(
+        [lines[0][len(kinds) :], *lines[1:]]
+    )
+    return blocks, len(pages), facts
 
 
 def parse_bytes(
@@ -73,6 +93,7 @@ def parse_bytes(
         from citeproof.parser.unstructured_io import partition
 
         blocks, facts = partition(data, detected, settings)
+        blocks = mark_front_matter(blocks, FrontMatterRules(*file_title_and_authors(facts)))
         pages = max((block.page for block in blocks), default=1)
         if pages > settings.max_pages:
             raise ParseFailure(

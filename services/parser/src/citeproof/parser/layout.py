@@ -34,7 +34,10 @@ HEADER_SIZE_DROP_PT = 0.5
 HEADER_GAP_PITCHES = 1.0
 MAX_HEADER_LINES = 2
 # Body lines measured below a header candidate to learn the page's usual size and line pitch.
-MIN_BODY_LINES_MEASURED = 3
+# One is enough: the last page of a short paper may carry only a sentence's tail under its
+# header, and with a single body line its own box height (ascent to descent, a little less than
+# the line pitch) stands in for the pitch, which only makes the gap test stricter.
+MIN_BODY_LINES_MEASURED = 1
 # A line shorter than this share of the page's typical line ends its paragraph (when it also ends
 # in terminal punctuation): the last line of a justified paragraph is short.
 SHORT_LINE_SHARE = 0.75
@@ -56,6 +59,7 @@ _KNOWN_HEADING_WORDS = re.compile(
     r"zusammenfassung|literaturverzeichnis|bibliographie|références|referencias|bibliografía)$",
     re.IGNORECASE,
 )
+_ABSTRACT_OPENING = re.compile(r"^abstract\s*[:.—–-]", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing)\s*\d+[.:]", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪‣∙·\-–*]|\(?[a-z0-9]{1,3}[.)])\s+")
 _TERMINAL = re.compile(r"[.!?:;)\]\"”’]$")
@@ -112,8 +116,8 @@ def _printed_header_lines(lines: list[str], boxes: list[LineBox | None]) -> set[
             above.bottom - below.bottom
             for (_, above), (_, below) in pairwise(body)
             if above.bottom > below.bottom
-        ]
-        if not pitches:
+        ] or [box.top - box.bottom for _, box in body[:1]]
+        if not pitches or pitches[0] <= 0:
             return set()
         body_size = _median([box.size for _, box in body])
         pitch = _median(pitches)
@@ -157,6 +161,16 @@ def remove_page_furniture(
             keep.append(stripped)
         cleaned.append(keep)
     return cleaned
+
+
+def is_heading_line(line: str) -> bool:
+    """A line that names a section by itself ("Abstract", "1 Introduction", "IV. RESULTS"),
+    whatever surrounds it; `Abstract: We ...` and `Abstract—We ...` open the abstract too."""
+    if _ABSTRACT_OPENING.match(line):
+        return True
+    if len(line) > MAX_HEADING_CHARS or len(line.split()) > MAX_HEADING_WORDS:
+        return False
+    return bool(_KNOWN_HEADING_WORDS.match(line.rstrip(".:")) or _NUMBERED_HEADING.match(line))
 
 
 def _is_heading(line: str, previous_ended: bool, typical: float) -> bool:

@@ -74,7 +74,7 @@ def _plausible_title(value: str | None) -> str | None:
     return value[:MAX_TITLE_CHARS]
 
 
-def _split_authors(text: str) -> list[str]:
+def split_authors(text: str) -> list[str]:
     names: list[str] = []
     for part in _AUTHOR_SPLIT.split(text):
         part = " ".join(part.split()).strip(" .")
@@ -117,7 +117,7 @@ def _layout_authors(lines: list[tuple[str, float]], title_size: float) -> list[s
             break
         if distinct and abs(size - author_size) >= 0.5:
             continue
-        found = _split_authors(text)
+        found = split_authors(text)
         if not found and not distinct and authors:
             break  # affiliations start; the author block is over
         authors.extend(name for name in found if name not in authors)
@@ -141,16 +141,24 @@ def _year(first_page: str, info: dict[str, str]) -> int | None:
     return None
 
 
-def extract_metadata(
-    facts: FileFacts | None, blocks: list[Block], first_page_text: str
-) -> DocumentMeta:
+def file_title_and_authors(facts: FileFacts | None) -> tuple[str | None, list[str]]:
+    """The title and authors the file itself states: its metadata, else its first page's
+    layout."""
     info = facts.info if facts is not None else {}
     title = _plausible_title(info.get("Title"))
-    authors = _split_authors(info.get("Author", "")) if info.get("Author") else []
+    authors = split_authors(info.get("Author", "")) if info.get("Author") else []
     if facts is not None and (title is None or not authors):
         layout_title, layout_authors = _layout_title_and_authors(facts.first_page_lines)
         title = title or layout_title
         authors = authors or layout_authors
+    return title, authors
+
+
+def extract_metadata(
+    facts: FileFacts | None, blocks: list[Block], first_page_text: str
+) -> DocumentMeta:
+    info = facts.info if facts is not None else {}
+    title, authors = file_title_and_authors(facts)
     if title is None:
         headings = [block.text for block in blocks[:10] if block.kind == HEADING]
         title = _plausible_title(headings[0]) if headings else None

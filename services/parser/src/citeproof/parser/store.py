@@ -22,8 +22,8 @@ WHERE id = $1
 
 _INSERT_CHUNK = """
 INSERT INTO chunks (document_id, user_id, ordinal, page_start, page_end, char_start, char_end,
-                    heading, text, embedding)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                    heading, text, embedding, role)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 """
 
 _INSERT_REFERENCES = """
@@ -87,6 +87,7 @@ async def store_document(
                 chunk.heading,
                 chunk.text,
                 None if vectors is None else vectors[index],
+                chunk.role,
             )
             for index, chunk in enumerate(parsed.chunks)
         ],

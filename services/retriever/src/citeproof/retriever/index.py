@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from rank_bm25 import BM25Okapi
 
+from citeproof.contracts.chunks import EVIDENCE_ROLES
 from citeproof.retriever.bm25_terms import tokenize
 from citeproof.text.sentences import split_sentences
 
@@ -25,10 +26,12 @@ _BYTES_PER_CHAR = 3
 _BYTES_PER_TOKEN = 120
 _BYTES_PER_VECTOR_ELEMENT = 4
 
+# The evidence chunks of one document, in reading order. $3 is the evidence roles
+# (`citeproof.contracts.chunks`): a front-matter chunk (title, authors, venue) is never evidence.
 SELECT_CHUNKS = """
 SELECT id, ordinal, page_start, page_end, char_start, text
 FROM chunks
-WHERE user_id = $1 AND document_id = $2
+WHERE user_id = $1 AND document_id = $2 AND role = ANY($3::text[])
 ORDER BY ordinal
 """
 
@@ -196,7 +199,7 @@ async def load_index(
     conn: Any, user_id: Any, document_id: Any, *, min_chars: int, max_chars: int
 ) -> DocumentIndex:
     """Rebuild a document's index from PostgreSQL, strictly within the user's own rows."""
-    rows = await conn.fetch(SELECT_CHUNKS, user_id, document_id)
+    rows = await conn.fetch(SELECT_CHUNKS, user_id, document_id, list(EVIDENCE_ROLES))
     page_starts = await conn.fetchval(SELECT_PAGE_STARTS, user_id, document_id)
     return DocumentIndex.build(
         user_id, document_id, rows, page_starts, min_chars=min_chars, max_chars=max_chars

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from citeproof.contracts.chunks import EVIDENCE_ROLES
 from citeproof.retriever.bm25_terms import tokenize
 from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.fusion import fuse
@@ -32,11 +33,13 @@ MODES: Final = (VECTOR, BM25, HYBRID)
 # Exact nearest chunks inside ONE document. The MATERIALIZED CTE is the point: it fetches the
 # document's rows through (user_id, document_id) first, so the ORDER BY runs over them alone and
 # the planner cannot answer it from the session-wide HNSW index (approximate, and filtered
-# after the fact, it could return fewer than k rows of this document).
+# after the fact, it could return fewer than k rows of this document). $5 is the evidence roles:
+# front-matter chunks are not candidates, so they cannot take one of the k places.
 VECTOR_TOP_K = """
 WITH document_chunks AS MATERIALIZED (
     SELECT id, embedding FROM chunks
     WHERE user_id = $1 AND document_id = $2 AND embedding IS NOT NULL
+      AND role = ANY($5::text[])
 )
 SELECT id, 1 - (embedding <=> $3) AS similarity
 FROM document_chunks
@@ -120,7 +123,12 @@ class Retriever:
         if use_vector:
             query_vector = (await self.embed([query]))[0]
             rows = await conn.fetch(
-                VECTOR_TOP_K, user_id, document_id, query_vector, settings.vector_top_k
+                VECTOR_TOP_K,
+                user_id,
+                document_id,
+                query_vector,
+                settings.vector_top_k,
+                list(EVIDENCE_ROLES),
             )
             positions = index.chunk_position()
             similarities = np.full(chunk_count, np.nan)
