@@ -22,7 +22,13 @@ import msgspec
 from _accuracy_dataset import BenchClaim
 from _accuracy_score import FAILURE, LABELS, score
 
-from citeproof.contracts.judging import PARTIALLY_SUPPORTED, SUPPORTED, Passage, Verdict
+from citeproof.contracts.judging import (
+    PARTIALLY_SUPPORTED,
+    SUPPORTED,
+    JudgeRequest,
+    Passage,
+    Verdict,
+)
 from citeproof.judge.backend import build_backend
 from citeproof.judge.checkcovid import (
     Abstract,
@@ -33,6 +39,7 @@ from citeproof.judge.checkcovid import (
 )
 from citeproof.judge.embedding import CachedEmbedder, embed_texts
 from citeproof.judge.settings import load_judge_settings
+from citeproof.pipeline import NEEDS_REVIEW
 
 CONCURRENCY: Final = 4
 
@@ -61,7 +68,7 @@ def _example(claim: BenchClaim, passages: list[Passage]) -> Example:
 
 def _scored(verdict: Verdict) -> str:
     label = SUPPORTED if verdict.label == PARTIALLY_SUPPORTED else verdict.label
-    return label if label in LABELS else FAILURE
+    return label if label in (*LABELS, NEEDS_REVIEW) else FAILURE
 
 
 def judge_controls(
@@ -113,3 +120,34 @@ def judge_controls(
         backend=backend.name,
         model=backend.model,
     )
+
+
+def judge_citations_per_cpu_s(claims: dict[int, str], evidence: dict[int, list]) -> float | None:
+    """Citations the configured local judge decides per CPU-second of this process at one
+    thread, on the passages the stack's retriever stored (``claims``: citation id -> claim)."""
+    import time
+
+    settings = load_judge_settings()
+    if settings.backend != "local":
+        return None
+    backend = build_backend(msgspec.structs.replace(settings, local_threads=1))
+    requests = [
+        JudgeRequest(
+            claim=claims[citation_id],
+            context=None,
+            passages=[
+                Passage(rank=p.rank, text=p.text, page=p.page, fused_score=p.fused_score)
+                for p in passages
+            ],
+            citation_key=f"speed/{citation_id}",
+        )
+        for citation_id, passages in evidence.items()
+        if citation_id in claims and passages
+    ]
+    if not requests:
+        return None
+    backend.judge_sync(requests[0])  # warm-up: first-call allocations are not steady state
+    started = time.process_time()
+    for request in requests:
+        backend.judge_sync(request)
+    return round(len(requests) / max(time.process_time() - started, 1e-9), 2)

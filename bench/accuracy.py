@@ -132,6 +132,25 @@ def print_confusion(result: dict) -> None:
         print(f"{label:<14}" + "".join(f"{n:>14}" for n in row))
 
 
+def print_trust(result: dict) -> None:
+    """What a user relies on: how often a definite label is right, and how often there is one."""
+    ci = result.get("ci95", {})
+    print("\ndefinite verdicts (needs_review counted wrong in macro-F1):")
+    for label in LABELS:
+        row = result["per_class"][label]
+        low, high = ci.get(f"precision_{label}", [float("nan")] * 2)
+        print(
+            f"  {label:<14} precision {row['precision']:.3f} [{low:.3f}, {high:.3f}]  "
+            f"definite share of gold {result['definite_share_by_class'][label]:.3f}"
+        )
+    low, high = ci.get("macro_f1", [float("nan")] * 2)
+    print(
+        f"  definite share {result['definite_share']:.3f}, needs_review {result['needs_review']}, "
+        f"macro-F1 {result['macro_f1']:.3f} [{low:.3f}, {high:.3f}], "
+        f"judge {result.get('judge_citations_per_cpu_s')} citations per CPU-second (1 thread)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -198,7 +217,7 @@ def main() -> int:
         for o in match_report(case, outcome.reports[path.name])
     ]
     golds = [o.claim.gold for o in outcomes]
-    pipeline = score(golds, [o.scored for o in outcomes])
+    pipeline = score(golds, [o.scored for o in outcomes], intervals=True)
     stack_seconds = time.perf_counter() - started
 
     data_sha256 = files_sha256(args.claims, args.corpus)
@@ -222,6 +241,12 @@ def main() -> int:
     if judge_alone is None:
         judge_alone = {"macro_f1": None, "from": "not measured (make bench-accuracy-judge)"}
 
+    from _accuracy_inprocess import judge_citations_per_cpu_s
+
+    pipeline["judge_citations_per_cpu_s"] = judge_citations_per_cpu_s(
+        {o.citation_id: o.claim.claim for o in outcomes if o.citation_id is not None},
+        outcome.evidence,
+    )
     abstracts = {cord_id: a.abstract for cord_id, a in corpus.items()}
     diagnosis = diagnose(
         outcomes,
@@ -301,6 +326,7 @@ def main() -> int:
         f"mean confidence of right verdicts {diagnosis.mean_confidence_right:.3f}, "
         f"of wrong verdicts {diagnosis.mean_confidence_wrong:.3f}"
     )
+    print_trust(pipeline)
     verdict = "meets" if pipeline["macro_f1"] >= TARGET_MACRO_F1 else "BELOW"
     print(f"\npipeline macro-F1 {pipeline['macro_f1']:.3f} {verdict} the target {TARGET_MACRO_F1}")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
 import numpy as np
 
 from citeproof.contracts.judging import (
@@ -52,10 +53,12 @@ from citeproof.judge.checkcovid import (
 from citeproof.judge.embedding import CachedEmbedder, embed_texts
 from citeproof.judge.metrics_eval import classification_report
 from citeproof.judge.settings import load_judge_settings
+from citeproof.pipeline import NEEDS_REVIEW
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "checkcovid"
 LABELS = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
+COLUMNS = (*LABELS, NEEDS_REVIEW)
 BENCH_SEED = 6
 MISCITE_SHARE = 1 / 3
 CONFIDENCE_BINS = (0.0, 0.45, 0.6, 0.75, 0.9, 1.0001)
@@ -80,14 +83,37 @@ async def judge_all(
     return await asyncio.gather(*(one(i, e) for i, e in enumerate(examples)))
 
 
-def score(examples: Sequence[Example], verdicts: Sequence[Verdict]) -> dict:
+def _column(label: str) -> int:
+    label = SUPPORTED if label == PARTIALLY_SUPPORTED else label
+    return COLUMNS.index(label) if label in COLUMNS else COLUMNS.index(NEEDS_REVIEW)
+
+
+def score(
+    examples: Sequence[Example], verdicts: Sequence[Verdict], forced: Sequence[Verdict] = ()
+) -> dict:
+    """Macro-F1 over the three labels with ``needs_review`` counted wrong (its own column);
+    ``forced``: the same judge with abstention off, scored as ``macro_f1_forced``."""
     gold = [LABELS.index(e.label) for e in examples]
-    predicted = [
-        LABELS.index(SUPPORTED if v.label == PARTIALLY_SUPPORTED else v.label) for v in verdicts
-    ]
-    report = classification_report(gold, predicted, LABELS)
+    predicted = [_column(v.label) for v in verdicts]
+    full = classification_report(gold, predicted, COLUMNS)
+    per_class = {label: full["per_class"][label] for label in LABELS}
+    report = {
+        **full,
+        "per_class": per_class,
+        "labels": list(LABELS),
+        "confusion_columns": list(COLUMNS),
+        "confusion": full["confusion"][: len(LABELS)],
+        "macro_f1": round(float(np.mean([row["f1"] for row in per_class.values()])), 4),
+        "definite_share": round(float(np.mean([p < len(LABELS) for p in predicted])), 4),
+    }
+    if forced:
+        forced_report = classification_report(
+            gold, [min(_column(v.label), len(LABELS) - 1) for v in forced], LABELS
+        )
+        report["macro_f1_forced"] = forced_report["macro_f1"]
+        report["per_class_forced"] = forced_report["per_class"]
     confidence = np.array([v.confidence for v in verdicts])
-    correct = np.array(gold) == np.array(predicted)
+    correct = np.array(gold) == np.array(predicted)  # needs_review is never correct
     reliability = []
     for low, high in itertools.pairwise(CONFIDENCE_BINS):
         in_bin = (confidence >= low) & (confidence < high)
@@ -101,7 +127,7 @@ def score(examples: Sequence[Example], verdicts: Sequence[Verdict]) -> dict:
                 }
             )
     report["reliability"] = reliability
-    report["abstained"] = sum("could not decide" in v.rationale for v in verdicts)
+    report["abstained"] = sum(v.label == NEEDS_REVIEW for v in verdicts)
     report["downgraded"] = sum(v.downgraded_from is not None for v in verdicts)
     report["mean_latency_ms"] = round(float(np.mean([v.latency_ms for v in verdicts])), 2)
     report["prompt_tokens"] = sum(v.prompt_tokens for v in verdicts)
@@ -120,7 +146,9 @@ def print_report(title: str, report: dict) -> None:
             f"  {label:<14}{row['precision']:>10.3f}{row['recall']:>8.3f}{row['f1']:>7.3f}"
             f"{row['support']:>5}"
         )
-    print("  confusion (rows gold, columns predicted: " + ", ".join(LABELS) + ")")
+    print("  confusion (rows gold, columns predicted: " + ", ".join(COLUMNS) + ")")
+    if "macro_f1_forced" in report:
+        print(f"  with abstention off: macro-F1 {report['macro_f1_forced']:.3f}")
     for label, row in zip(LABELS, report["confusion"], strict=True):
         print(f"  {label:<14}" + "".join(f"{count:>6}" for count in row))
     print("  reliability: " + "; ".join(
@@ -171,9 +199,25 @@ def main() -> int:
             await backend.aclose()
 
     gold_verdicts, document_verdicts = asyncio.run(run())
+    forced_gold: list[Verdict] = []
+    forced_document: list[Verdict] = []
+    if settings.backend == "local":
+        # The same judge never abstaining: what the cross-encoder and aggregator get right alone.
+        never_abstains = build_backend(msgspec.structs.replace(settings, local_abstain_below=0.0))
+
+        async def run_forced() -> tuple[list[Verdict], list[Verdict]]:
+            try:
+                return (
+                    await judge_all(never_abstains, gold_examples, args.concurrency),
+                    await judge_all(never_abstains, document, args.concurrency),
+                )
+            finally:
+                await never_abstains.aclose()
+
+        forced_gold, forced_document = asyncio.run(run_forced())
     result = {
-        "judge_on_gold_evidence": score(gold_examples, gold_verdicts),
-        "document_level_offline": score(document, document_verdicts),
+        "judge_on_gold_evidence": score(gold_examples, gold_verdicts, forced_gold),
+        "document_level_offline": score(document, document_verdicts, forced_document),
         "backend": backend.name,
         "model": backend.model,
         "prompt_version": backend.prompt_version,

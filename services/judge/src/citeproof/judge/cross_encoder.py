@@ -1,0 +1,73 @@
+"""The local judge's cross-encoder: MiniLM-L6 fine-tuned to read a claim and one evidence text
+together and say supported / unsupported / contradicted (``make train-judge`` makes it).
+
+It runs on ONNX Runtime from the int8 graph shipped in this package; nothing is fetched. One pair
+per call: dynamically quantised activations are scaled per input tensor, so a padded batch would
+make a pair's scores depend on its neighbours (the same reason the embedder embeds one text per
+call), and a verdict must depend on its own claim and evidence alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+MODELS_DIR: Final = Path(__file__).parent / "models"
+DEFAULT_MODEL_PATH: Final = MODELS_DIR / "cross_encoder_int8.onnx"
+DEFAULT_TOKENIZER_PATH: Final = MODELS_DIR / "cross_encoder_tokenizer.json"
+# Word pieces per pair, special tokens included; the evidence side is cut, never the claim.
+MAX_TOKENS: Final = 160
+# Output order of the classifier head (the training labels).
+LABELS: Final = ("supported", "unsupported", "contradicted")
+
+
+class CrossEncoder:
+    """Scores (claim, evidence) pairs; thread-safe (ONNX Runtime sessions are)."""
+
+    def __init__(
+        self,
+        model_path: Path = DEFAULT_MODEL_PATH,
+        tokenizer_path: Path = DEFAULT_TOKENIZER_PATH,
+        *,
+        threads: int = 1,
+    ) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS, strategy="only_second")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(model_path), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        # The tokenizer object is not documented as thread-safe; encoding is microseconds.
+        self._lock = threading.Lock()
+
+    def _encode(self, claim: str, evidence: str) -> dict[str, np.ndarray]:
+        with self._lock:
+            encoding = self._tokenizer.encode(claim, evidence)
+        feed = {
+            "input_ids": np.asarray([encoding.ids], dtype=np.int64),
+            "attention_mask": np.asarray([encoding.attention_mask], dtype=np.int64),
+            "token_type_ids": np.asarray([encoding.type_ids], dtype=np.int64),
+        }
+        return {name: value for name, value in feed.items() if name in self._inputs}
+
+    def logits(self, claim: str, evidences: Sequence[str]) -> np.ndarray:
+        """Raw logits, shape (len(evidences), 3), in ``LABELS`` order."""
+        rows = [self._session.run(None, self._encode(claim, text))[0][0] for text in evidences]
+        return np.asarray(rows, dtype=np.float64).reshape(len(evidences), len(LABELS))
+
+    def probabilities(self, claim: str, evidences: Sequence[str]) -> np.ndarray:
+        logits = self.logits(claim, evidences)
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)
