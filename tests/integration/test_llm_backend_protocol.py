@@ -260,7 +260,7 @@ async def test_prompt_injection_in_a_source_cannot_plant_a_verdict() -> None:
         await backend.aclose()
 
     # The obedient "supported" carries a quote the source does not contain: downgraded.
-    assert injected.label == "unsupported"
+    assert injected.label == "needs_review"
     assert injected.downgraded_from == "supported"
     assert "not found verbatim" in (injected.downgrade_reason or "")
     assert injected.confidence <= 0.3

@@ -20,7 +20,7 @@ from typing import Final
 
 import msgspec
 
-from citeproof.contracts.judging import LABELS_NEEDING_QUOTE, UNSUPPORTED, Passage, Verdict
+from citeproof.contracts.judging import LABELS_NEEDING_QUOTE, NEEDS_REVIEW, Passage, Verdict
 
 # A quote of fewer words proves nothing ("the virus" is in every abstract).
 MIN_QUOTE_WORDS: Final = 4
@@ -159,8 +159,10 @@ def verify_quote(
 ) -> Verdict:
     """Return ``verdict`` with its quote checked, replaced by the source's text, and paged.
 
-    A verdict that needs a quote and has no verifiable one is downgraded to ``unsupported``. One
-    that needs none (``unsupported``) keeps a quote only if it is verifiable, else it is dropped.
+    A verdict that needs a quote and has no verifiable one is downgraded to ``needs_review``: the
+    judge claimed something it could not show, which says nothing about what the source lacks (so
+    not ``unsupported``). One that needs none keeps a quote only if it is verifiable, else it is
+    dropped.
     """
     match = None
     if verdict.quote:
@@ -177,7 +179,7 @@ def verify_quote(
         reason = "the quote was not found verbatim in the retrieved passages"
     return msgspec.structs.replace(
         verdict,
-        label=UNSUPPORTED,
+        label=NEEDS_REVIEW,
         confidence=min(verdict.confidence, DOWNGRADED_CONFIDENCE_CAP),
         rationale=f"Downgraded from {verdict.label}: {reason}. {verdict.rationale}".strip(),
         quote=None,
