@@ -28,17 +28,19 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 
 _INSERT_REFERENCES = """
 INSERT INTO "references" (document_id, ordinal, label, raw, authors, year, year_suffix, title,
-                          venue, doi, arxiv_id)
+                          venue, doi, arxiv_id, attachments)
 SELECT $1, r.* FROM unnest($2::int[], $3::text[], $4::text[], $5::jsonb[], $6::int[],
-                           $7::text[], $8::text[], $9::text[], $10::text[], $11::text[]) AS r
+                           $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+                           $12::jsonb[]) AS r
 RETURNING id, label
 """
 
 _INSERT_CITATION = """
 INSERT INTO citations (document_id, ordinal, reference_id, reference_label, marker_text,
                        marker_start, marker_end, claim_text, claim_start, claim_end,
-                       context_text, page, pinpoint, candidate_labels)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                       context_text, page, pinpoint, candidate_labels, source_file,
+                       source_line)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 """
 
 
@@ -115,6 +117,7 @@ async def store_analysis(
         [r.venue for r in refs],
         [r.doi for r in refs],
         [r.arxiv_id for r in refs],
+        [_json(r.attachments) for r in refs],
     )
     reference_ids = {row["label"]: row["id"] for row in rows}
     await conn.executemany(
@@ -135,6 +138,8 @@ async def store_analysis(
                 c.page,
                 c.pinpoint,
                 c.candidates,
+                c.source_file,
+                c.source_line,
             )
             for c in analysis.citations
         ],

@@ -28,6 +28,7 @@ from citeproof.pipeline import (
     SOURCE_UNREADABLE,
 )
 from citeproof.queue import TaskContext, TerminalOutcome, notify
+from citeproof.retriever.library import WEAK_MATCH_RATIONALE, library_decisions, load_library
 from citeproof.retriever.query import strip_markers, word_count
 from citeproof.retriever.settings import RetrieverSettings
 
@@ -48,7 +49,7 @@ WHERE session_id = $1 AND thesis_document_id = $2
 
 # A source's first page helps the linker when the PDF has no usable metadata.
 SELECT_DOCUMENTS = """
-SELECT id, kind, state, error_code, title, authors, year, doi,
+SELECT id, kind, state, error_code, title, authors, year, doi, filename,
        left(text_content, CASE WHEN cardinality(page_starts) > 1 THEN page_starts[2]
                                ELSE $3 END) AS first_page_text
 FROM documents
@@ -56,7 +57,8 @@ WHERE id = ANY($1::uuid[]) AND user_id = $2
 """
 
 SELECT_REFERENCES = """
-SELECT id, ordinal, label, raw, authors, year, year_suffix, title, venue, doi, arxiv_id
+SELECT id, ordinal, label, raw, authors, year, year_suffix, title, venue, doi, arxiv_id,
+       attachments
 FROM "references" WHERE document_id = $1 ORDER BY ordinal
 """
 
@@ -145,6 +147,7 @@ def reference_from_row(row: asyncpg.Record) -> Reference:
         venue=row["venue"],
         doi=row["doi"],
         arxiv_id=row["arxiv_id"],
+        attachments=_decode_list(row.get("attachments")),
         char_start=0,
         char_end=len(row["raw"]),
     )
@@ -175,19 +178,33 @@ def decide(
     documents: dict[UUID, asyncpg.Record],
     overrides: dict[str, UUID | None],
     settings: RetrieverSettings,
+    library: list[Reference] | None = None,
 ) -> Plan:
-    """Link every reference, then give every citation a task or a pipeline verdict."""
+    """Link every reference, then give every citation a task or a pipeline verdict.
+
+    Precedence: the user's overrides, then the session's library (keys, attachments; a weak
+    library match is reference_missing with its candidates), then the heuristic linker."""
     sources = [
         source_meta_from_row(d)
         for d in documents.values()
         if d["kind"] == "source" and d["state"] in ("parsed", "failed")
     ]
     links: dict[int, LinkResult] = {}
+    through_library = library_decisions(
+        [reference_from_row(row) for row in references],
+        [row["id"] for row in references],
+        library or [],
+        sources,
+        documents,
+    )
+    weak_matches = {ref: d.candidates for ref, d in through_library.items() if d.candidates}
     for row in references:
         if row["label"] in overrides:
             links[row["id"]] = LinkResult(
                 document_id=overrides[row["label"]], score=1.0, method=LINK_EXPLICIT
             )
+        elif row["id"] in through_library:
+            links[row["id"]] = through_library[row["id"]].link
         else:
             links[row["id"]] = link_reference(reference_from_row(row), sources)
     overridden_to_none = {
@@ -202,6 +219,10 @@ def decide(
         claim = strip_markers(c["claim_text"], markers.get(c["claim_start"], ()))
         if c["reference_id"] is None:
             verdicts.append((c["id"], REFERENCE_MISSING, _no_reference_rationale(c)))
+        elif c["reference_id"] in weak_matches:
+            candidates = ", ".join(weak_matches[c["reference_id"]])
+            rationale = WEAK_MATCH_RATIONALE.format(candidates=candidates)
+            verdicts.append((c["id"], REFERENCE_MISSING, rationale))
         elif document is None:
             reason = "override_none" if c["reference_id"] in overridden_to_none else "no_source"
             verdicts.append((c["id"], SOURCE_MISSING, RATIONALE[reason]))
@@ -279,7 +300,8 @@ class Planner:
             label: doc if doc is None or doc in documents else None
             for label, doc in overrides.items()
         }
-        plan = decide(references, citations, documents, overrides, self.settings)
+        library = await load_library(ctx.pool, documents)
+        plan = decide(references, citations, documents, overrides, self.settings, library)
         if plan.tasks:
             status, message = "retrieving", None
         elif plan.citations_total:
