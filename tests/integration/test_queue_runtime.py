@@ -314,6 +314,124 @@ async def test_a_pruned_worker_registers_again_at_its_next_heartbeat(pool) -> No
         await drop_test_table(pool, table)
 
 
+async def _insert_expired(pool, table: str, batch: str, payload: str, expired_s: float) -> int:
+    """A row a vanished worker held on its last attempt: the sweeper buries it."""
+    return await pool.fetchval(
+        f"INSERT INTO {table} (batch, payload, state, attempts, max_attempts, worker_id, "
+        "claim_token, claimed_at, lease_expires_at) VALUES ($1, $2, 'running', 1, 1, 'gone', "
+        "gen_random_uuid(), now(), now() - make_interval(secs => $3)) RETURNING id",
+        batch,
+        payload,
+        expired_s,
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="one raising terminal hook aborts every sweep of its stage")
+async def test_a_failing_terminal_hook_is_isolated_to_its_row(pool) -> None:
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    batch = batch_name()
+    # The poisoned row expired first, so it sorts first in every sweep.
+    poisoned = await _insert_expired(pool, table, batch, "poison", 30)
+    await _insert_expired(pool, table, batch, "", 20)
+    await _insert_expired(pool, table, batch, "", 10)
+
+    async def bookkeeping(conn, row, outcome) -> None:
+        await conn.execute(
+            "INSERT INTO test_task_effects (task_id, worker_id, batch) VALUES ($1, $2, $3)",
+            row["id"],
+            f"hook:{outcome.state}",
+            row["batch"],
+        )
+        if row["payload"] == "poison":
+            raise RuntimeError("bookkeeping bug")
+
+    stage = Stage(
+        name="test", table=table, channel="c_hook", handler=record_effect, on_terminal=bookkeeping
+    )
+    worker = Worker(
+        service="test", stages=[stage], pool=pool, listen_url=None, settings=fast_settings()
+    )
+    effects = "SELECT task_id FROM test_task_effects WHERE batch = $1 AND worker_id = 'hook:dead'"
+    try:
+        await worker.start()  # the boot sweep meets the poisoned row first
+
+        async def others_buried() -> bool:
+            return len(await pool.fetch(effects, batch)) == 2
+
+        await wait_until(others_buried, timeout=10)
+        # The failing hook's writes were rolled back; its row is dead and says why.
+        assert poisoned not in {r["task_id"] for r in await pool.fetch(effects, batch)}
+        row = await pool.fetchrow(f"SELECT state, last_error FROM {table} WHERE id = $1", poisoned)
+        assert row["state"] == "dead"
+        assert "bookkeeping bug" in row["last_error"]
+        # The sweeper loop lives on: a row expiring later is buried by it, not at boot.
+        late = await _insert_expired(pool, table, batch, "", 1)
+
+        async def late_buried() -> bool:
+            return late in {r["task_id"] for r in await pool.fetch(effects, batch)}
+
+        await wait_until(late_buried, timeout=10)
+        assert worker.is_alive()
+    finally:
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
+
+
+@pytest.mark.xfail(strict=True, reason="/healthz watches only the claim loops")
+async def test_healthz_reports_a_background_loop_that_ended(pool) -> None:
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    stage = Stage(name="test", table=table, channel="c_loop_end", handler=record_effect)
+    worker = Worker(
+        service="test", stages=[stage], pool=pool, listen_url=None, settings=fast_settings()
+    )
+
+    async def sweeper_that_crashes() -> None:
+        raise RuntimeError("a bug the loop did not expect")
+
+    worker._sweep_loop = sweeper_that_crashes  # type: ignore[method-assign]
+    await worker.start()
+    try:
+        await asyncio.sleep(0.3)
+        assert not worker.is_alive()
+    finally:
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
+
+
+@pytest.mark.xfail(strict=True, reason="/healthz watches only the claim loops")
+async def test_healthz_reports_a_stalled_heartbeat_loop(pool, monkeypatch) -> None:
+    import time
+
+    from citeproof.queue import worker as worker_module
+
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    stage = Stage(name="test", table=table, channel="c_beat_stall", handler=record_effect)
+    # Claim loop and sweeper are allowed long quiet spells; the heartbeat (1 s) is not.
+    settings = fast_settings(poll_interval_s=60.0, sweep_interval_s=60.0, heartbeat_s=1.0)
+    worker = Worker(service="test", stages=[stage], pool=pool, listen_url=None, settings=settings)
+    worker._heartbeat_loop = _never  # type: ignore[method-assign]  # wedged, never beats
+    await worker.start()
+    try:
+        await asyncio.sleep(0.3)
+        assert worker.is_alive()
+        later = time.monotonic() + 40.0
+
+        class _Clock:
+            @staticmethod
+            def monotonic() -> float:
+                return later
+
+        monkeypatch.setattr(worker_module, "time", _Clock)
+        assert not worker.is_alive()
+    finally:
+        monkeypatch.undo()
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
+
+
 async def test_poller_alone_processes_everything(queue_pool) -> None:
     batch = batch_name()
     stage = Stage(name="test", table="test_tasks", channel="c3", handler=record_effect)
