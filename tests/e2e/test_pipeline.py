@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from citeproof.pdfgen.front_matter import assert_no_front_matter_quotes
+from citeproof.pdfgen.source import parse_source
 from citeproof.pipeline import LABELS_NEEDING_QUOTE, SOURCE_MISSING
 
 from .journey import client, report, submit_thesis, wait_for_run
@@ -55,6 +57,11 @@ def test_sample_thesis_is_verified_end_to_end(stack_url, api_token, demo_pdfs) -
     for label, verdicts in labels.items():
         if label not in ("6", "7"):
             assert SOURCE_MISSING not in verdicts, (label, verdicts)
+    # No quote is a title, author, venue or running-header line of a source, checked against what
+    # the renderer printed (the sources' own specs), not against the parser's marks.
+    sources_dir = Path(demo_pdfs["expected"]).parent / "sources"
+    specs = [parse_source(p.read_text(encoding="utf-8")) for p in sorted(sources_dir.glob("*.md"))]
+    assert_no_front_matter_quotes([c["verdict"].get("quote") for c in citations], specs)
     assert body["summary"]["total"] == len(citations)
     assert markdown.status_code == 200 and "|" in markdown.text
     assert html.status_code == 200 and "<html" in html.text.lower()
