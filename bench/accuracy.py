@@ -241,7 +241,23 @@ def main() -> int:
     if judge_alone is None:
         judge_alone = {"macro_f1": None, "from": "not measured (make bench-accuracy-judge)"}
 
+    from _accuracy_documents import source_spec
     from _accuracy_inprocess import judge_citations_per_cpu_s
+
+    from citeproof.pdfgen.front_matter import front_matter_quotes
+
+    # Every quote of every report against the titles/authors/headers the renderer printed.
+    quotes = [
+        c["verdict"].get("quote")
+        for report in outcome.reports.values()
+        for c in report["citations"]
+        if c.get("verdict")
+    ]
+    offenders = front_matter_quotes(quotes, [source_spec(corpus[c]) for c in corpus])
+    pipeline["quotes"] = sum(1 for q in quotes if q)
+    pipeline["front_matter_quotes"] = [
+        {"quote": q, "source_title": t, "reason": r} for q, t, r in offenders
+    ]
 
     pipeline["judge_citations_per_cpu_s"] = judge_citations_per_cpu_s(
         {o.citation_id: o.claim.claim for o in outcomes if o.citation_id is not None},
