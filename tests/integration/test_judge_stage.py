@@ -9,7 +9,7 @@ import asyncpg
 import pytest
 
 from citeproof.contracts.judging import JudgeRequest, Verdict
-from citeproof.judge.factory import build_backend
+from citeproof.judge.backend import build_backend
 from citeproof.judge.settings import load_judge_settings
 from citeproof.judge.stage import JudgeStage
 from citeproof.queue import QueueSettings, run_once

@@ -14,6 +14,7 @@ import asyncpg
 from citeproof.contracts.judging import Verdict
 from citeproof.pipeline import EVENTS_CHANNEL, JUDGE_ERROR
 from citeproof.queue import TerminalOutcome
+from citeproof.queue.stage import TerminalHook
 
 TERMINAL_RUN_STATUSES = ("completed", "cancelled", "failed")
 
@@ -95,28 +96,23 @@ async def record_final_verdict(
     return True
 
 
-async def record_failure_on_terminal(
-    conn: asyncpg.Connection,
-    row: asyncpg.Record,
-    outcome: TerminalOutcome,
-    *,
-    reason: str,
-    backend: str,
-    model: str = "",
-    before_judge: bool = False,
-) -> None:
+def failure_verdict_hook(
+    reason: str, *, backend: str, model: str = "", before_judge: bool = False
+) -> TerminalHook:
     """The terminal hook of a stage whose row is one (run, citation): a task that failed for
     good must not hold its run back, so the citation gets a `judge_error` verdict (the pipeline
     could not produce one) and counts as judged. Other terminal states are left alone.
     `reason` starts the rationale; the task's last error detail follows it."""
-    if outcome.state not in ("failed", "dead"):
-        return
-    verdict = failure_verdict(
-        JUDGE_ERROR,
-        f"{reason}: {outcome.error_detail or 'unknown'}",
-        backend=backend,
-        model=model,
-    )
-    await record_final_verdict(
-        conn, row["run_id"], row["citation_id"], verdict, before_judge=before_judge
-    )
+
+    async def on_terminal(
+        conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
+    ) -> None:
+        if outcome.state not in ("failed", "dead"):
+            return
+        rationale = f"{reason}: {outcome.error_detail or 'unknown'}"
+        verdict = failure_verdict(JUDGE_ERROR, rationale, backend=backend, model=model)
+        await record_final_verdict(
+            conn, row["run_id"], row["citation_id"], verdict, before_judge=before_judge
+        )
+
+    return on_terminal

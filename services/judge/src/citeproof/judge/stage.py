@@ -15,10 +15,10 @@ import msgspec
 from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
 from citeproof.judge.errors import JudgeBackendError
 from citeproof.pipeline import JUDGE_CHANNEL, JUDGE_ERROR, JUDGE_STAGE, STAGE_TABLES, UNSUPPORTED
-from citeproof.queue import PermanentError, Stage, TaskContext, TerminalOutcome
+from citeproof.queue import PermanentError, Stage, TaskContext
 from citeproof.verdicts import (
     TERMINAL_RUN_STATUSES,
-    record_failure_on_terminal,
+    failure_verdict_hook,
     record_final_verdict,
 )
 
@@ -71,6 +71,10 @@ class JudgeStage:
 
     def __init__(self, backend: JudgeBackend) -> None:
         self.backend = backend
+        # A task that can never be judged must not hold its run back.
+        self.on_terminal = failure_verdict_hook(
+            "The judge failed on this citation", backend=backend.name, model=backend.model
+        )
 
     def stage(self) -> Stage:
         return Stage(
@@ -122,19 +126,6 @@ class JudgeStage:
                 raise  # the endpoint may come back: retried with backoff, then judge_error
             # The server answered, and will answer the same again: no point in retrying.
             raise PermanentError(JUDGE_ERROR, str(exc)) from exc
-
-    async def on_terminal(
-        self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
-    ) -> None:
-        # A task that can never be judged must not hold its run back.
-        await record_failure_on_terminal(
-            conn,
-            row,
-            outcome,
-            reason="The judge failed on this citation",
-            backend=self.backend.name,
-            model=self.backend.model,
-        )
 
 
 def _no_evidence(backend: JudgeBackend) -> Verdict:

@@ -21,7 +21,7 @@ from citeproof.pipeline import (
     RETRIEVE_STAGE,
     STAGE_TABLES,
 )
-from citeproof.queue import Stage, TaskContext, TerminalOutcome, notify
+from citeproof.queue import Stage, TaskContext, notify
 from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.index import EmbedFn
 from citeproof.retriever.planning import Planner
@@ -29,7 +29,7 @@ from citeproof.retriever.query import build_query, strip_markers
 from citeproof.retriever.retrieval import EvidencePassage, Retriever
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.settings import load
-from citeproof.verdicts import TERMINAL_RUN_STATUSES, record_failure_on_terminal
+from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict_hook
 
 RETRIEVER_BACKEND: Final = "retriever"
 
@@ -87,6 +87,10 @@ class RetrieverService:
         self.cache = IndexCache(budget, self.settings.cache_ttl_s)
         self.retriever = Retriever(self.settings, self.cache, embed or default_embed)
         self.planner = Planner(self.settings)
+        # A retrieval that can never succeed must not hold its run back.
+        self.on_retrieve_terminal = failure_verdict_hook(
+            "Retrieval failed for this citation", backend=RETRIEVER_BACKEND, before_judge=True
+        )
 
     @property
     def plan_stage(self) -> Stage:
@@ -150,19 +154,6 @@ class RetrieverService:
             await conn.execute(INSERT_JUDGE_TASK, run_id, citation_id, ctx.row["user_id"])
             await notify(conn, JUDGE_CHANNEL)
             await notify(conn, EVENTS_CHANNEL, str(run_id))
-
-    async def on_retrieve_terminal(
-        self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
-    ) -> None:
-        # A retrieval that can never succeed must not hold its run back.
-        await record_failure_on_terminal(
-            conn,
-            row,
-            outcome,
-            reason="Retrieval failed for this citation",
-            backend=RETRIEVER_BACKEND,
-            before_judge=True,
-        )
 
 
 _service: RetrieverService | None = None
