@@ -326,7 +326,6 @@ async def _insert_expired(pool, table: str, batch: str, payload: str, expired_s:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="one raising terminal hook aborts every sweep of its stage")
 async def test_a_failing_terminal_hook_is_isolated_to_its_row(pool) -> None:
     table = private_table_name()
     await ensure_test_table(pool, table)
@@ -378,7 +377,6 @@ async def test_a_failing_terminal_hook_is_isolated_to_its_row(pool) -> None:
         await drop_test_table(pool, table)
 
 
-@pytest.mark.xfail(strict=True, reason="/healthz watches only the claim loops")
 async def test_healthz_reports_a_background_loop_that_ended(pool) -> None:
     table = private_table_name()
     await ensure_test_table(pool, table)
@@ -400,7 +398,6 @@ async def test_healthz_reports_a_background_loop_that_ended(pool) -> None:
         await drop_test_table(pool, table)
 
 
-@pytest.mark.xfail(strict=True, reason="/healthz watches only the claim loops")
 async def test_healthz_reports_a_stalled_heartbeat_loop(pool, monkeypatch) -> None:
     import time
 

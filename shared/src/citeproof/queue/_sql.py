@@ -113,6 +113,14 @@ WHERE t.id = expired.id
 RETURNING t.*
 """
 
+# A buried row whose terminal hook raised keeps its state; the hook's error is appended to
+# the row's own so that the missing bookkeeping is visible where operators look.
+RECORD_HOOK_FAILURE = """
+UPDATE {table}
+SET last_error = left(coalesce(last_error || '; ', '') || 'terminal hook failed: ' || $2, 4000)
+WHERE id = $1
+"""
+
 NOTIFY = "SELECT pg_notify($1, $2)"
 
 # Registers a worker at boot, and on every beat marks it seen (and whether it is draining).

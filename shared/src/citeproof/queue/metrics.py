@@ -39,6 +39,12 @@ LEASES_RECLAIMED = Counter(
     "Expired leases this worker's sweeper returned to the queue or buried.",
     ["stage"],
 )
+TERMINAL_HOOK_FAILURES = Counter(
+    "citeproof_terminal_hook_failures",
+    "Buried rows whose terminal hook raised in the sweeper (the row stays dead, its "
+    "bookkeeping is rolled back and the error is recorded on the row).",
+    ["stage"],
+)
 LISTENER_RECONNECTS = Counter(
     "citeproof_listener_reconnects", "Times the LISTEN connection was re-established."
 )

@@ -51,6 +51,9 @@ log = structlog.get_logger("citeproof.worker")
 # as a multiple of the poll interval (a tick happens at least once per poll interval).
 STALL_FACTOR = 5
 MIN_STALL_S = 30.0
+# The sweeper sleeps sweep_interval_s times a factor in this range (workers spread apart).
+SWEEP_JITTER_MIN = 0.8
+SWEEP_JITTER_MAX = 1.2
 
 
 def new_worker_id(service: str) -> str:
@@ -135,6 +138,8 @@ class Worker:
             )
         self._stopping = asyncio.Event()
         self._background: list[asyncio.Task] = []
+        # When the heartbeat and sweeper loops last went round (monotonic), for /healthz.
+        self._heartbeat_tick = self._sweeper_tick = time.monotonic()
         self.health: HealthServer | None = None
 
     # -- wake-ups ----------------------------------------------------------------------
@@ -148,11 +153,20 @@ class Worker:
             runner.wake.set()
 
     def is_alive(self) -> bool:
-        """Every claim loop ticked within its own stage's stall limit."""
+        """Every loop runs: none has ended, and each ticked within its own stall limit (a
+        claim loop by its stage's poll interval). A worker whose heartbeat or sweeper is
+        wedged loses leases or strands rows while its claim loops look fine."""
+        if not self._stopping.is_set() and any(t.done() for t in self._background):
+            return False
         now = time.monotonic()
-        return all(
+        claiming = all(
             now - r.last_tick < stall_limit_s(r.settings.poll_interval_s) for r in self._runners
         )
+        beating = now - self._heartbeat_tick < stall_limit_s(self.settings.heartbeat_s)
+        sweeping = now - self._sweeper_tick < stall_limit_s(
+            self.settings.sweep_interval_s * SWEEP_JITTER_MAX
+        )
+        return claiming and beating and sweeping
 
     @property
     def in_flight(self) -> int:
@@ -163,9 +177,9 @@ class Worker:
     async def start(self) -> None:
         await self._register()
         # Orphan reclaim: rows left `running` by a worker that died are ours to retry now,
-        # not a lease-length later.
-        for runner in self._runners:
-            await sweep_expired(self.pool, runner.stage, runner.settings)
+        # not a lease-length later. A failure here is logged, not fatal: the sweeper loop
+        # tries again, and a worker that cannot boot reclaims nothing at all.
+        await self._sweep_all()
         if self.listener is not None:
             self.listener.start()
         if self.settings.worker_http_port:
@@ -307,7 +321,7 @@ class Worker:
         while True:
             wake_at = min(registry_due, *stage_due.values()) if stage_due else registry_due
             await asyncio.sleep(max(0.0, wake_at - time.monotonic()))
-            now = time.monotonic()
+            now = self._heartbeat_tick = time.monotonic()
             if now >= registry_due:
                 registry_due = now + self.settings.heartbeat_s
                 await self._touch_registry()
@@ -355,13 +369,26 @@ class Worker:
 
     async def _sweep_loop(self) -> None:
         while True:
-            await asyncio.sleep(self.settings.sweep_interval_s * random.uniform(0.8, 1.2))
+            await asyncio.sleep(
+                self.settings.sweep_interval_s * random.uniform(SWEEP_JITTER_MIN, SWEEP_JITTER_MAX)
+            )
+            self._sweeper_tick = time.monotonic()
+            await self._sweep_all()
             try:
-                for runner in self._runners:
-                    await sweep_expired(self.pool, runner.stage, runner.settings)
                 await self.pool.execute(_sql.PRUNE_WORKERS, self.settings.worker_stale_s * 10)
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 log.warning("sweeper.failed", error=str(exc))
+
+    async def _sweep_all(self) -> None:
+        """One sweep of every stage; a stage whose sweep fails does not stop the others, and
+        no exception ends the loop (its rows are retried at the next sweep)."""
+        for runner in self._runners:
+            try:
+                await sweep_expired(self.pool, runner.stage, runner.settings)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("sweeper.failed", stage=runner.stage.name, error=str(exc))
+            except Exception:
+                log.exception("sweeper.failed", stage=runner.stage.name)
 
     async def _periodic_loop(self, job: PeriodicJob) -> None:
         while True:
@@ -369,6 +396,9 @@ class Worker:
                 await job.run(self.pool)
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 log.warning("periodic.failed", job=job.name, error=str(exc))
+            except Exception:
+                # A bug in one job must not end its loop silently: log it, try next time.
+                log.exception("periodic.failed", job=job.name)
             await asyncio.sleep(job.interval_s)
 
     @functools.cached_property
