@@ -11,7 +11,7 @@ import pytest
 from citeproof.db.pool import create_pool
 from citeproof.queue import LeaseLost, Stage, TaskContext, Worker, WorkerHooks, notify
 from citeproof.queue._sweeper import sweep_expired
-from citeproof.queue.metrics import LEASES_LOST
+from citeproof.queue.metrics import LEASES_LOST, TASKS_FINISHED
 
 from .queue_support import (
     drop_test_table,
@@ -427,6 +427,108 @@ async def test_healthz_reports_a_stalled_heartbeat_loop(pool, monkeypatch) -> No
         monkeypatch.undo()
         await worker.drain(1.0)
         await drop_test_table(pool, table)
+
+
+async def _metric_worker(pool, stage_name: str, handler, **stage_kwargs):
+    """A started worker on a private table whose stage name labels only this test's metrics."""
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    stage = Stage(name=stage_name, table=table, channel=f"c_{stage_name}", handler=handler,
+                  **stage_kwargs)  # fmt: skip
+    worker = Worker(service="test", stages=[stage], pool=pool, listen_url=None,
+                    settings=fast_settings(heartbeat_s=0.2, lease_s=5.0))  # fmt: skip
+    return table, worker
+
+
+def _finished(stage_name: str, outcome: str) -> float:
+    return TASKS_FINISHED.labels(stage_name, outcome)._value.get()
+
+
+@pytest.mark.xfail(strict=True, reason="a failure path that raises is counted as succeeded")
+async def test_a_task_whose_failure_could_not_be_recorded_is_not_counted_succeeded(pool) -> None:
+    name = f"m_{uuid.uuid4().hex[:6]}"
+    finished: list[str] = []
+
+    async def broken(ctx: TaskContext) -> None:
+        finished.append("ran")
+        raise RuntimeError("handler bug")
+
+    async def hook_bug(conn, row, outcome) -> None:
+        raise RuntimeError("bookkeeping bug")  # the bury transaction rolls back
+
+    table, worker = await _metric_worker(pool, name, broken, on_terminal=hook_bug)
+    await enqueue(pool, batch_name(), 1, table=table, max_attempts=1)
+    await worker.start()
+    try:
+        await wait_until(lambda: _true_if(finished), timeout=10)
+        await asyncio.sleep(0.5)
+    finally:
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
+    assert _finished(name, "succeeded") == 0
+
+
+async def _true_if(items: list) -> bool:
+    return bool(items)
+
+
+@pytest.mark.xfail(strict=True, reason="heartbeat and completion both count the same lost lease")
+async def test_a_lost_lease_is_counted_once(pool) -> None:
+    name = f"m_{uuid.uuid4().hex[:6]}"
+    outcomes: list[str] = []
+
+    async def taken_over(ctx: TaskContext) -> None:
+        # Another worker's claim replaces ours (as after a sweep and a re-claim) ...
+        await pool.execute(
+            f"UPDATE {ctx.stage.table} SET claim_token = gen_random_uuid(), worker_id = 'other' "
+            "WHERE id = $1",
+            ctx.task_id,
+        )
+        await asyncio.sleep(0.6)  # ... our heartbeat notices ...
+        try:
+            await record_effect(ctx)  # ... and the fence rejects our completion.
+        except LeaseLost:
+            outcomes.append("fenced")
+            raise
+
+    table, worker = await _metric_worker(pool, name, taken_over)
+    await enqueue(pool, batch_name(), 1, table=table)
+    await worker.start()
+    try:
+        await wait_until(lambda: _true_if(outcomes), timeout=10)
+    finally:
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
+    assert LEASES_LOST.labels(name)._value.get() == 1
+    assert _finished(name, "lease_lost") == 1
+
+
+@pytest.mark.xfail(strict=True, reason="a heartbeat after the commit counts a lost lease")
+async def test_a_task_that_committed_is_not_counted_as_losing_its_lease(pool) -> None:
+    name = f"m_{uuid.uuid4().hex[:6]}"
+    worker_ref: list[Worker] = []
+
+    async def commit_then_beat(ctx: TaskContext) -> None:
+        await record_effect(ctx)
+        # The task's row is committed; a heartbeat before the task leaves the in-flight set
+        # no longer finds it running.
+        await worker_ref[0].heartbeat()
+
+    table, worker = await _metric_worker(pool, name, commit_then_beat)
+    worker_ref.append(worker)
+    batch = batch_name()
+    await enqueue(pool, batch, 1, table=table)
+    await worker.start()
+    try:
+
+        async def done() -> bool:
+            return _finished(name, "succeeded") == 1
+
+        await wait_until(done, timeout=10)
+    finally:
+        await worker.drain(1.0)
+        await drop_test_table(pool, table)
+    assert LEASES_LOST.labels(name)._value.get() == 0
 
 
 async def test_poller_alone_processes_everything(queue_pool) -> None:
