@@ -444,7 +444,6 @@ def _finished(stage_name: str, outcome: str) -> float:
     return TASKS_FINISHED.labels(stage_name, outcome)._value.get()
 
 
-@pytest.mark.xfail(strict=True, reason="a failure path that raises is counted as succeeded")
 async def test_a_task_whose_failure_could_not_be_recorded_is_not_counted_succeeded(pool) -> None:
     name = f"m_{uuid.uuid4().hex[:6]}"
     finished: list[str] = []
@@ -472,7 +471,6 @@ async def _true_if(items: list) -> bool:
     return bool(items)
 
 
-@pytest.mark.xfail(strict=True, reason="heartbeat and completion both count the same lost lease")
 async def test_a_lost_lease_is_counted_once(pool) -> None:
     name = f"m_{uuid.uuid4().hex[:6]}"
     outcomes: list[str] = []
@@ -503,7 +501,6 @@ async def test_a_lost_lease_is_counted_once(pool) -> None:
     assert _finished(name, "lease_lost") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="a heartbeat after the commit counts a lost lease")
 async def test_a_task_that_committed_is_not_counted_as_losing_its_lease(pool) -> None:
     name = f"m_{uuid.uuid4().hex[:6]}"
     worker_ref: list[Worker] = []

@@ -12,13 +12,16 @@ import structlog
 
 from citeproof.queue import _sql
 from citeproof.queue.errors import LeaseLost, PermanentError
-from citeproof.queue.metrics import LEASES_LOST, TASK_DURATION, TASKS_FINISHED
+from citeproof.queue.metrics import TASK_DURATION, TASKS_FINISHED
 from citeproof.queue.settings import QueueSettings
 from citeproof.queue.stage import TaskContext, TerminalOutcome
 
 log = structlog.get_logger("citeproof.queue")
 
 MAX_ERROR_CHARS = 4000
+# Outcome label of a task whose end could not be written (the failure path raised): its lease
+# expires and the sweeper retries or buries it.
+UNRECORDED = "unrecorded"
 
 
 def retry_delay(attempt: int, settings: QueueSettings) -> float:
@@ -36,14 +39,18 @@ async def execute(ctx: TaskContext, settings: QueueSettings) -> str:
     if "run_id" in ctx.row:
         structlog.contextvars.bind_contextvars(run_id=str(ctx.row["run_id"]))
     started = time.perf_counter()
-    outcome = "succeeded"
+    # Until an outcome is written, the task's end is unknown: a failure path that raises
+    # (its hook failed, the connection broke) must not be counted as a success.
+    outcome = UNRECORDED
     try:
         await stage.handler(ctx)
         if ctx.handed_back:
             outcome = "handed_back"
-        elif not ctx.completed:
-            # A handler with nothing to hand off may simply return: complete it for it.
-            await ctx.complete_now()
+        else:
+            if not ctx.completed:
+                # A handler with nothing to hand off may simply return: complete it for it.
+                await ctx.complete_now()
+            outcome = "succeeded"
     except LeaseLost:
         outcome = "lease_lost"
         log.warning("task.lease_lost")
@@ -65,6 +72,7 @@ async def execute(ctx: TaskContext, settings: QueueSettings) -> str:
 
 async def _fail_permanently(ctx: TaskContext, exc: PermanentError) -> str:
     stage = ctx.stage
+    ctx.finishing = True
     async with ctx.pool.acquire() as conn, conn.transaction():
         done = await conn.fetchval(
             stage.sql(_sql.FAIL_PERMANENTLY),
@@ -74,7 +82,7 @@ async def _fail_permanently(ctx: TaskContext, exc: PermanentError) -> str:
             str(exc)[:MAX_ERROR_CHARS],
         )
         if done is None:
-            LEASES_LOST.labels(stage.name).inc()
+            ctx.mark_lease_lost()
             return "lease_lost"
         if stage.on_terminal is not None:
             await stage.on_terminal(conn, ctx.row, TerminalOutcome("failed", exc.code, exc.detail))
@@ -86,6 +94,7 @@ async def _retry_or_bury(ctx: TaskContext, exc: Exception, settings: QueueSettin
     stage = ctx.stage
     message = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     delay = retry_delay(ctx.attempt, settings)
+    ctx.finishing = True
     try:
         async with ctx.pool.acquire() as conn, conn.transaction():
             state = await conn.fetchval(
@@ -97,7 +106,7 @@ async def _retry_or_bury(ctx: TaskContext, exc: Exception, settings: QueueSettin
                 message[:MAX_ERROR_CHARS],
             )
             if state is None:
-                LEASES_LOST.labels(stage.name).inc()
+                ctx.mark_lease_lost()
                 return "lease_lost"
             if state == "dead" and stage.on_terminal is not None:
                 await stage.on_terminal(
@@ -107,7 +116,7 @@ async def _retry_or_bury(ctx: TaskContext, exc: Exception, settings: QueueSettin
         # The database itself is unreachable: the lease will expire and the sweeper
         # (ours or another worker's) retries the task. Nothing else to do here.
         log.warning("task.outcome_not_recorded", error=str(db_exc))
-        return "lease_lost"
+        return UNRECORDED
     if state == "dead":
         log.error("task.dead", error=message, attempts=ctx.attempt)
         return "dead"

@@ -14,7 +14,8 @@ TASKS_CLAIMED = Counter(
 TASKS_FINISHED = Counter(
     "citeproof_tasks_finished",
     "Tasks this worker finished, by outcome "
-    "(succeeded, failed, retried, dead, lease_lost, handed_back).",
+    "(succeeded, failed, retried, dead, lease_lost, handed_back, unrecorded: the outcome "
+    "could not be written and the lease will expire).",
     ["stage", "outcome"],
 )
 TASK_DURATION = Histogram(

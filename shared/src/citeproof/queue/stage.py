@@ -65,6 +65,10 @@ class TaskContext:
     completed: bool = False
     handed_back: bool = False
     lease_lost: bool = False
+    # Set once the task starts writing its outcome: from then on the fence, not the
+    # heartbeat, says whether the lease held (a heartbeat that no longer finds the row
+    # running may be looking at our own commit).
+    finishing: bool = False
     # The worker's group committer for this stage (None: one statement per completion).
     completer: Any = None
 
@@ -80,6 +84,13 @@ class TaskContext:
     def attempt(self) -> int:
         return int(self.row["attempts"])
 
+    def mark_lease_lost(self) -> None:
+        """Record that another worker owns the row now; counted once per task, whoever
+        (heartbeat or fence) notices first."""
+        if not self.lease_lost:
+            self.lease_lost = True
+            LEASES_LOST.labels(self.stage.name).inc()
+
     @contextlib.asynccontextmanager
     async def complete(self) -> AsyncIterator[asyncpg.Connection]:
         """The hand-off transaction: fenced completion first, then the caller's writes.
@@ -87,13 +98,13 @@ class TaskContext:
         The fenced UPDATE runs first so the row is locked and ours for the whole
         transaction; if the fence fails nothing the caller writes can commit.
         """
+        self.finishing = True
         async with self.pool.acquire() as conn, conn.transaction():
             done = await conn.fetchval(
                 self.stage.sql(_sql.COMPLETE), self.task_id, self.worker_id, self.claim_token
             )
             if done is None:
-                self.lease_lost = True
-                LEASES_LOST.labels(self.stage.name).inc()
+                self.mark_lease_lost()
                 raise LeaseLost(f"{self.stage.table} {self.task_id}: lease lost before completion")
             if self.stage.on_terminal is not None:
                 await self.stage.on_terminal(conn, self.row, TerminalOutcome("succeeded"))
@@ -107,6 +118,7 @@ class TaskContext:
         if self.stage.on_terminal is not None:
             async with self.complete():
                 return
+        self.finishing = True
         if self.completer is not None:
             held = await self.completer.complete(self.claim_token)
         else:
@@ -117,13 +129,13 @@ class TaskContext:
                 is not None
             )
         if not held:
-            self.lease_lost = True
-            LEASES_LOST.labels(self.stage.name).inc()
+            self.mark_lease_lost()
             raise LeaseLost(f"{self.stage.table} {self.task_id}: lease lost before completion")
         self.completed = True
 
     async def snooze(self, seconds: float) -> None:
         """Give the row back for later without charging an attempt."""
+        self.finishing = True
         await hand_back(self.pool, self.stage, self.row, self.worker_id, seconds)
         self.handed_back = True
 

@@ -35,7 +35,6 @@ from citeproof.queue._health import HealthServer
 from citeproof.queue._listener import Listener
 from citeproof.queue._sweeper import sweep_expired
 from citeproof.queue.metrics import (
-    LEASES_LOST,
     TASK_QUEUE_WAIT,
     TASKS_CLAIMED,
     TASKS_FINISHED,
@@ -361,11 +360,13 @@ class Worker:
         held = {r["claim_token"] for r in rows}
         for token in tokens:
             entry = runner.in_flight.get(token)
-            if token not in held and entry is not None and not entry[1].lease_lost:
-                # Another worker took the row over; our later writes will be fenced
-                # out. Keep running (cancelling mid-transaction is worse) but count it.
-                entry[1].lease_lost = True
-                LEASES_LOST.labels(runner.stage.name).inc()
+            if token in held or entry is None or entry[1].finishing:
+                # A task writing its outcome may have committed already (then its row is
+                # no longer running): its fence says whether the lease held, not us.
+                continue
+            # Another worker took the row over; our later writes will be fenced out. Keep
+            # running (cancelling mid-transaction is worse) but count it, once.
+            entry[1].mark_lease_lost()
 
     async def _sweep_loop(self) -> None:
         while True:
