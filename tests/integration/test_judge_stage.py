@@ -105,6 +105,7 @@ async def test_run_completes_once_with_quoted_verdicts_and_reruns_hit_the_cache(
     judge = JudgeStage(backend)
     stage = judge.stage()
     calls_before = backend.calls
+    verdicts_before = _verdicts_counted(backend.name)
     # Two judges race for the tasks: the run must still complete exactly once.
     await asyncio.gather(
         run_once(pool, stage, worker_id="judge-a", batch_size=2),
@@ -132,6 +133,8 @@ async def test_run_completes_once_with_quoted_verdicts_and_reruns_hit_the_cache(
 
     assert json.loads(row["counts"]) == by_label
     assert backend.calls - calls_before == 3
+    # The verdicts metric counts each judged citation once, by label, despite the race.
+    assert _verdicts_counted(backend.name) - verdicts_before == 3
 
     # The same thesis again: every verdict comes from the cache, no backend call.
     rerun = await _run_to_judging(pool, retriever, user, session, thesis, docs)
@@ -152,6 +155,19 @@ async def test_run_completes_once_with_quoted_verdicts_and_reruns_hit_the_cache(
         "SELECT citation_id, label FROM verdicts WHERE run_id = $1 ORDER BY citation_id", rerun
     )
     assert [r["label"] for r in first] == [r["label"] for r in second]
+
+
+def _verdicts_counted(backend_name: str) -> float:
+    from prometheus_client import REGISTRY
+
+    return sum(
+        sample.value
+        for family in REGISTRY.collect()
+        if family.name == "citeproof_judge_verdicts"
+        for sample in family.samples
+        if sample.name == "citeproof_judge_verdicts_total"
+        and sample.labels.get("backend") == backend_name
+    )
 
 
 class BrokenBackend(CountingBackend):

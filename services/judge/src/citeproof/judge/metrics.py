@@ -20,3 +20,9 @@ TOKENS = Counter(
     "Tokens used by a judge backend, as reported by the API's `usage`.",
     ["backend", "kind"],
 )
+VERDICTS = Counter(
+    "citeproof_judge_verdicts_total",
+    "Verdicts recorded by the judge stage, by label (needs_review: the judge could not decide) "
+    "and backend; cached verdicts included.",
+    ["label", "backend"],
+)

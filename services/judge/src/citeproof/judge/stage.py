@@ -13,6 +13,7 @@ import asyncpg
 import msgspec
 
 from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
+from citeproof.judge import metrics
 from citeproof.judge.errors import JudgeBackendError
 from citeproof.pipeline import JUDGE_CHANNEL, JUDGE_ERROR, JUDGE_STAGE, STAGE_TABLES, UNSUPPORTED
 from citeproof.queue import PermanentError, Stage, TaskContext
@@ -115,7 +116,9 @@ class JudgeStage:
                     verdict.prompt_version, verdict.prompt_tokens, verdict.completion_tokens,
                     verdict.downgraded_from, verdict.downgrade_reason,
                 )  # fmt: skip
-            await record_final_verdict(conn, run_id, citation_id, verdict, cached=cached)
+            recorded = await record_final_verdict(conn, run_id, citation_id, verdict, cached=cached)
+        if recorded:  # counted once per citation, after the completion committed
+            metrics.VERDICTS.labels(verdict.label, verdict.backend).inc()
         ctx.log.info("judge.verdict", label=verdict.label, cached=cached)
 
     async def _decide(self, request: JudgeRequest) -> Verdict:
