@@ -528,6 +528,30 @@ async def test_a_task_that_committed_is_not_counted_as_losing_its_lease(pool) ->
     assert LEASES_LOST.labels(name)._value.get() == 0
 
 
+@pytest.mark.xfail(strict=True, reason="the sweep returns whole rows (t.*) it requeues")
+async def test_the_sweeper_does_not_fetch_the_rows_it_requeues(pool) -> None:
+    import tracemalloc
+
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    stage = Stage(name="test", table=table, channel="c_sweep_mem", handler=record_effect)
+    # Ten expired rows of 2 MB each (a parse item's staged bytes can be 50 MiB).
+    await pool.execute(
+        f"INSERT INTO {table} (batch, payload, state, attempts, max_attempts, worker_id, "
+        "claim_token, lease_expires_at) SELECT 'big', repeat('x', 2000000), 'running', 1, 5, "
+        "'gone', gen_random_uuid(), now() - interval '1 s' FROM generate_series(1, 10)"
+    )
+    tracemalloc.start()
+    try:
+        swept = await sweep_expired(pool, stage, fast_settings())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        await drop_test_table(pool, table)
+    assert swept == 10
+    assert peak < 1_000_000, f"sweeping 10 rows allocated {peak / 1e6:.1f} MB"
+
+
 async def test_poller_alone_processes_everything(queue_pool) -> None:
     batch = batch_name()
     stage = Stage(name="test", table="test_tasks", channel="c3", handler=record_effect)

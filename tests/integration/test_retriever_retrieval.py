@@ -206,3 +206,69 @@ async def test_a_dead_retrieval_does_not_hold_the_run_back(pool, service) -> Non
     )
     assert verdict["label"] == "judge_error" and "boom" in verdict["rationale"]
     assert thesis.citation_ids  # the thesis had citations to judge
+
+
+@pytest.mark.xfail(strict=True, reason="retrieve holds a pooled connection while it embeds")
+async def test_retrieval_holds_no_pooled_connection_while_embedding(pool, db_settings) -> None:
+    import asyncio
+
+    from citeproof.db.pool import create_pool
+    from citeproof.queue import TaskContext
+    from citeproof.queue._executor import execute
+    from citeproof.queue.settings import QueueSettings
+    from citeproof.retriever.service import default_embed
+
+    one = await create_pool(db_settings, min_size=1, max_size=1)
+    free_while_embedding: list[bool] = []
+
+    async def probing_embed(texts: list[str]):
+        # With a pool of one connection, the embedding step can only get it if retrieval
+        # does not hold it across the (slow, CPU-bound) embedding.
+        try:
+            async with asyncio.timeout(2):
+                conn = await one.acquire()
+            await one.release(conn)
+            free_while_embedding.append(True)
+        except TimeoutError:
+            free_while_embedding.append(False)
+        return await default_embed(texts)
+
+    probing = RetrieverService(RetrieverSettings(), embed=probing_embed)
+    try:
+        run, _, _ = await _planned_run(pool, service=probing)
+        # Claim this run's tasks only: the session's database holds other tests' tasks.
+        rows = await pool.fetch(
+            "UPDATE retrieve_tasks SET state = 'running', attempts = attempts + 1, "
+            "worker_id = 'probe', claim_token = gen_random_uuid(), "
+            "lease_expires_at = now() + interval '60 s' WHERE run_id = $1 RETURNING *",
+            run,
+        )
+        for row in rows:
+            ctx = TaskContext(stage=probing.retrieve_stage, row=row, pool=one, worker_id="probe")
+            assert await execute(ctx, QueueSettings()) == "succeeded"
+    finally:
+        await one.close()
+    assert free_while_embedding and all(free_while_embedding)
+
+
+@pytest.mark.xfail(strict=True, reason="the document index (BM25) is built on the event loop")
+async def test_the_document_index_is_built_off_the_event_loop(pool, monkeypatch) -> None:
+    import threading
+
+    from citeproof.retriever import index as index_module
+
+    user = await new_user(pool)
+    document = await add_document(pool, user)
+    await add_chunks(pool, user, document, HEAT_ISLANDS + SLEEP_MEMORY)
+    built_on: list[bool] = []
+    original = index_module.DocumentIndex.build.__func__
+
+    def recording_build(cls, *args, **kwargs):
+        built_on.append(threading.current_thread() is threading.main_thread())
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(index_module.DocumentIndex, "build", classmethod(recording_build))
+    cold = RetrieverService(RetrieverSettings())
+    passages = await cold.retriever.retrieve(pool, user, document, "Trees cool city streets.")
+    assert passages
+    assert built_on == [False]  # built once, in a worker thread

@@ -49,3 +49,33 @@ def test_a_heartbeat_that_would_let_the_registry_call_a_live_worker_gone_is_refu
     # CITEPROOF_WORKER_STALE_S as gone.
     with pytest.raises(SettingsError, match="CITEPROOF_WORKER_STALE_S"):
         QueueSettings(lease_s=600, heartbeat_s=60, worker_stale_s=90).validate()
+
+
+@pytest.mark.xfail(strict=True, reason="the pool is sized by the largest stage, not their sum")
+async def test_a_worker_pool_has_a_connection_for_every_slot_of_every_stage(monkeypatch) -> None:
+    from citeproof.queue import worker as worker_module
+
+    sized: list[int] = []
+
+    class _Stop(Exception):
+        pass
+
+    async def record_size(_db, *, max_size: int) -> None:
+        sized.append(max_size)
+        raise _Stop  # nothing past the pool is needed here
+
+    async def no_migrations(_url: str) -> None:
+        return None
+
+    monkeypatch.setattr(worker_module, "create_pool", record_size)
+    monkeypatch.setattr(worker_module, "apply_migrations", no_migrations)
+    monkeypatch.setattr(worker_module, "resolve_database_url", lambda _db: "postgresql://x/y")
+    monkeypatch.setattr(worker_module, "resolve_listen_url", lambda _db: "postgresql://x/y")
+    monkeypatch.setenv("CITEPROOF_PLAN_CONCURRENCY", "8")
+    monkeypatch.setenv("CITEPROOF_RETRIEVE_CONCURRENCY", "8")
+    plan = Stage(name="plan", table="runs", channel="unused", handler=_noop)
+    retrieve = Stage(name="retrieve", table="retrieve_tasks", channel="unused", handler=_noop)
+    with pytest.raises(_Stop):
+        await worker_module.serve(service="retriever", stages=[plan, retrieve])
+    # Both stages' tasks may complete at once, each on a connection of its own.
+    assert sized and sized[0] >= 8 + 8
