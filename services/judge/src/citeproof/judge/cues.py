@@ -195,7 +195,8 @@ NUMBER_WORDS: Final = {
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*(?:'t)?|n't")
 # Not the digits of a name such as COVID-19 or SARS-CoV-2 (a letter, or a letter and a hyphen,
 # right before them): those are the same in every abstract and say nothing about agreement.
-_NUMBER = re.compile(r"(?<![A-Za-z0-9.,])(?<![A-Za-z]-)\d+(?:[.,]\d+)*")
+NUMBER_PATTERN: Final = re.compile(r"(?<![A-Za-z0-9.,])(?<![A-Za-z]-)\d+(?:[.,]\d+)*")
+_THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+")
 
 
 def tokens(text: str) -> list[str]:
@@ -215,17 +216,23 @@ def content_stems(text: str) -> set[str]:
     return {stem(t) for t in tokens(text) if t not in STOPWORDS and len(t) > 1}
 
 
+def parse_numeral(raw: str) -> float | None:
+    """The value of a digit string matched by `NUMBER_PATTERN`: "1,840" is a thousands
+    separator, "0,5" a decimal comma; None for what is not a number ("1.2.3")."""
+    cleaned = raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw
+    try:
+        return float(cleaned.replace(",", "."))
+    except ValueError:
+        return None
+
+
 def numbers(text: str) -> set[str]:
     """Numbers in ``text`` as canonical strings, number words included ("thirty" -> "30")."""
     found = set()
-    for raw in _NUMBER.findall(text):
-        cleaned = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", raw) else raw
-        cleaned = cleaned.replace(",", ".")
-        try:
-            value = float(cleaned)
-        except ValueError:
-            continue
-        found.add(f"{value:g}")
+    for raw in NUMBER_PATTERN.findall(text):
+        value = parse_numeral(raw)
+        if value is not None:
+            found.add(f"{value:g}")
     for token in tokens(text):
         if token in NUMBER_WORDS:
             found.add(NUMBER_WORDS[token])
