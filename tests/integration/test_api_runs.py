@@ -280,6 +280,9 @@ async def test_json_report(pool, db_settings):
             "document_id": ids["smith_id"],
             "title": "Heat & trees",
             "filename": "smith2020.pdf",
+            # How the reference was linked to the source, and how sure (seeded by the test).
+            "link_method": "test",
+            "link_score": 0.9,
         }
         assert first["verdict"]["label"] == "supported"
         assert first["verdict"]["quote_page"] == 3 and first["verdict"]["model"] == "m1"

@@ -34,6 +34,10 @@ class ReportSource(msgspec.Struct, frozen=True):
     document_id: uuid.UUID
     title: str | None
     filename: str
+    # How the reference was linked to this source ("doi", "title", "explicit", or through the
+    # user's library: "library:key+attachment", "library:doi+doi", ...) and how sure (0..1).
+    link_method: str | None = None
+    link_score: float | None = None
 
 
 class ReportVerdict(msgspec.Struct, frozen=True):
@@ -61,6 +65,9 @@ class ReportCitation(msgspec.Struct, frozen=True):
     # reference_missing citations: the entries the marker nearly matched (same first author, or
     # same year with the name among the co-authors), closest first. Never linked to.
     candidates: list[ReportReference] = []
+    # LaTeX theses: the project file and 1-based line of the citing command.
+    source_file: str | None = None
+    source_line: int | None = None
 
 
 class Report(msgspec.Struct, frozen=True):

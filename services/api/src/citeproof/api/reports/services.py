@@ -24,6 +24,7 @@ SELECT c.id AS citation_id, c.ordinal, c.marker_text, c.claim_text, c.context_te
        COALESCE(rf.label, c.reference_label) AS ref_label, rf.raw AS ref_raw,
        rf.title AS ref_title,
        sd.id AS source_id, sd.title AS source_title, sd.filename AS source_filename,
+       l.method AS link_method, l.score AS link_score, c.source_file, c.source_line,
        v.label, v.confidence, v.rationale, v.quote, v.quote_page, v.backend, v.model,
        v.downgrade_reason,
        (SELECT coalesce(json_agg(json_build_object('label', cr.label, 'raw', cr.raw,
@@ -58,6 +59,8 @@ def _citation(row: asyncpg.Record) -> ReportCitation:
             document_id=row["source_id"],
             title=row["source_title"],
             filename=row["source_filename"],
+            link_method=row["link_method"],
+            link_score=round(float(row["link_score"]), 3),
         )
     verdict = None
     if row["label"] is not None:
@@ -84,6 +87,8 @@ def _citation(row: asyncpg.Record) -> ReportCitation:
         source=source,
         verdict=verdict,
         candidates=_candidates(row["candidates"]),
+        source_file=row["source_file"],
+        source_line=row["source_line"],
     )
 
 

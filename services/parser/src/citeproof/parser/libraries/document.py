@@ -38,7 +38,9 @@ def parse_bibliography(data: bytes, filename: str) -> ParsedDocument:
     if len(notes) > MAX_PROBLEM_NOTES:
         notes = [*notes[:MAX_PROBLEM_NOTES], f"... and {len(notes) - MAX_PROBLEM_NOTES} more."]
     if not library.entries:
-        detail = "; ".join(notes[:3]) or "it holds no entries"
+        detail = "; ".join(notes[:3]) or (
+            "it holds no entries; export your library as BibTeX (.bib), RIS (.ris) or CSL JSON"
+        )
         raise ParseFailure(
             MALFORMED_BIBLIOGRAPHY, f"No entry of {filename} could be read ({detail})."
         )
