@@ -32,7 +32,7 @@ from citeproof.parser.metadata import (
 )
 from citeproof.parser.pdf import extract_pdf_pages
 from citeproof.parser.settings import ParserSettings
-from citeproof.parser.sniff import PDF, detect_format, mismatch_note
+from citeproof.parser.sniff import DOCX, PDF, detect_format, mismatch_note
 from citeproof.parser.wordpieces import default_counter
 
 
@@ -84,6 +84,15 @@ def parse_bytes(
             f"The file is {len(data) / 1e6:.1f} MB; citeproof accepts files up to "
             f"{settings.max_file_bytes / 1e6:.0f} MB.",
         )
+    if kind == "bibliography":
+        from citeproof.parser.libraries import parse_bibliography
+
+        return parse_bibliography(data, filename)
+    if kind == "thesis":
+        from citeproof.parser.latex import is_latex, parse_latex_thesis
+
+        if is_latex(data, filename):
+            return parse_latex_thesis(data, filename, settings)
     detected = detect_format(data, filename, declared_type)
     notes = [note for note in [mismatch_note(filename, declared_type, detected)] if note]
     facts: FileFacts | None = None
@@ -126,6 +135,14 @@ def parse_bytes(
         from citeproof.parser.thesis import analyze_thesis
 
         analysis = analyze_thesis(doc.text, doc.page_starts)
+        if detected == DOCX:
+            # Zotero/Mendeley citation fields name their items exactly: they replace the
+            # analysis of the rendered markers when the document has them.
+            from citeproof.parser.wordfields import field_analysis, read_citation_fields
+
+            fields = read_citation_fields(data)
+            if fields:
+                analysis = field_analysis(doc.text, doc.page_starts, fields)
     return ParsedDocument(
         detected_type=detected,
         pages=pages,
