@@ -528,7 +528,6 @@ async def test_a_task_that_committed_is_not_counted_as_losing_its_lease(pool) ->
     assert LEASES_LOST.labels(name)._value.get() == 0
 
 
-@pytest.mark.xfail(strict=True, reason="the sweep returns whole rows (t.*) it requeues")
 async def test_the_sweeper_does_not_fetch_the_rows_it_requeues(pool) -> None:
     import tracemalloc
 

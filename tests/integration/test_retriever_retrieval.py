@@ -208,7 +208,6 @@ async def test_a_dead_retrieval_does_not_hold_the_run_back(pool, service) -> Non
     assert thesis.citation_ids  # the thesis had citations to judge
 
 
-@pytest.mark.xfail(strict=True, reason="retrieve holds a pooled connection while it embeds")
 async def test_retrieval_holds_no_pooled_connection_while_embedding(pool, db_settings) -> None:
     import asyncio
 
@@ -251,7 +250,6 @@ async def test_retrieval_holds_no_pooled_connection_while_embedding(pool, db_set
     assert free_while_embedding and all(free_while_embedding)
 
 
-@pytest.mark.xfail(strict=True, reason="the document index (BM25) is built on the event loop")
 async def test_the_document_index_is_built_off_the_event_loop(pool, monkeypatch) -> None:
     import threading
 

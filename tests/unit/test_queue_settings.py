@@ -51,7 +51,6 @@ def test_a_heartbeat_that_would_let_the_registry_call_a_live_worker_gone_is_refu
         QueueSettings(lease_s=600, heartbeat_s=60, worker_stale_s=90).validate()
 
 
-@pytest.mark.xfail(strict=True, reason="the pool is sized by the largest stage, not their sum")
 async def test_a_worker_pool_has_a_connection_for_every_slot_of_every_stage(monkeypatch) -> None:
     from citeproof.queue import worker as worker_module
 

@@ -89,7 +89,8 @@ RETURNING id
 
 # Stall sweeper: leases that expired (a killed or frozen worker) go back to the queue with
 # backoff, or to `dead` after max_attempts. Runs inside a transaction so that terminal hooks
-# of buried rows commit together with the state change.
+# of buried rows commit together with the state change. Returns ids and states only: a row
+# can carry megabytes (a parse item's staged upload), and a requeued row needs none of it.
 SWEEP_EXPIRED = """
 WITH expired AS MATERIALIZED (
     SELECT id FROM {table}
@@ -110,8 +111,11 @@ SET state = CASE WHEN t.attempts >= t.max_attempts THEN 'dead' ELSE 'queued' END
     lease_expires_at = NULL
 FROM expired
 WHERE t.id = expired.id
-RETURNING t.*
+RETURNING t.id, t.state, t.last_error
 """
+
+# The whole row, for the terminal hook of a row the sweeper buried (rare: one at a time).
+SELECT_ROW = "SELECT * FROM {table} WHERE id = $1"
 
 # A buried row whose terminal hook raised keeps its state; the hook's error is appended to
 # the row's own so that the missing bookkeeping is visible where operators look.

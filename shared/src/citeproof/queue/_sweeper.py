@@ -24,8 +24,9 @@ async def sweep_expired(pool: asyncpg.Pool, stage: Stage, settings: QueueSetting
                 settings.backoff_base_s,
                 settings.backoff_max_s,
             )
-            for row in rows:
-                if row["state"] == "dead" and stage.on_terminal is not None:
+            for swept in rows:
+                if swept["state"] == "dead" and stage.on_terminal is not None:
+                    row = await conn.fetchrow(stage.sql(_sql.SELECT_ROW), swept["id"])
                     await _bury_hook(conn, stage, row)
         if rows:
             LEASES_RECLAIMED.labels(stage.name).inc(len(rows))

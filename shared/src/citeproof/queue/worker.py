@@ -50,6 +50,9 @@ log = structlog.get_logger("citeproof.worker")
 # as a multiple of the poll interval (a tick happens at least once per poll interval).
 STALL_FACTOR = 5
 MIN_STALL_S = 30.0
+# Pool connections the runtime itself may hold at once besides the handlers': a claim, a
+# heartbeat, a sweep and a group completion.
+RUNTIME_CONNECTIONS = 4
 # The sweeper sleeps sweep_interval_s times a factor in this range (workers spread apart).
 SWEEP_JITTER_MIN = 0.8
 SWEEP_JITTER_MAX = 1.2
@@ -455,10 +458,10 @@ async def serve(
     # The advisory lock is session-level: through PgBouncer in transaction mode it would not
     # hold, so migrations use the direct (listen) connection when one is configured.
     await apply_migrations(resolve_listen_url(db))
-    max_concurrency = max(stage_settings(s).concurrency for s in stages)
-    # Handlers hold a connection only for their completing transaction; size for that
-    # plus the claim loop, heartbeat and sweeper.
-    pool = await create_pool(db, max_size=max(db.pool_max, max_concurrency + 4))
+    slots = sum(stage_settings(s).concurrency for s in stages)
+    # Handlers hold a connection only for their completing transaction, and every slot of
+    # every stage may be completing at once; size for that plus the runtime's own loops.
+    pool = await create_pool(db, max_size=max(db.pool_max, slots + RUNTIME_CONNECTIONS))
     worker = Worker(
         service=service,
         stages=stages,

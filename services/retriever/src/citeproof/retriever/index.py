@@ -7,6 +7,7 @@ away at any moment and rebuilt identically (cache, not state).
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import math
 import time
@@ -201,6 +202,15 @@ async def load_index(
     """Rebuild a document's index from PostgreSQL, strictly within the user's own rows."""
     rows = await conn.fetch(SELECT_CHUNKS, user_id, document_id, list(EVIDENCE_ROLES))
     page_starts = await conn.fetchval(SELECT_PAGE_STARTS, user_id, document_id)
-    return DocumentIndex.build(
-        user_id, document_id, rows, page_starts, min_chars=min_chars, max_chars=max_chars
+    # Sentence splitting and two BM25 indexes are seconds of CPU for a long source: in a
+    # thread, so the event loop (heartbeats, other tasks' I/O) keeps running meanwhile. The
+    # build reads only its arguments and returns a new object, so nothing is shared.
+    return await asyncio.to_thread(
+        DocumentIndex.build,
+        user_id,
+        document_id,
+        rows,
+        page_starts,
+        min_chars=min_chars,
+        max_chars=max_chars,
     )

@@ -112,7 +112,9 @@ class RetrieverService:
             on_terminal=self.on_retrieve_terminal,
         )
 
-    async def query_for(self, conn: asyncpg.Connection, citation: asyncpg.Record) -> str:
+    async def query_for(
+        self, conn: asyncpg.Connection | asyncpg.Pool, citation: asyncpg.Record
+    ) -> str:
         spans = [
             (r["start"], r["end"])
             for r in await conn.fetch(
@@ -128,14 +130,16 @@ class RetrieverService:
 
     async def retrieve(self, ctx: TaskContext) -> None:
         task = ctx.row
-        async with ctx.pool.acquire() as conn:
-            citation = await conn.fetchrow(SELECT_CITATION, task["run_id"], task["citation_id"])
-            if citation is None or citation["status"] in TERMINAL_RUN_STATUSES:
-                return  # cancelled run: the runtime completes the task, nothing is handed on
-            query = await self.query_for(conn, citation)
-            passages = await self.retriever.retrieve(
-                conn, task["user_id"], task["source_document_id"], query
-            )
+        # Statement by statement on the pool, never one connection for the whole handler:
+        # retrieval embeds the query and sentences (CPU-bound, seconds under load), and a
+        # connection held across that would starve other tasks' completions of the pool.
+        citation = await ctx.pool.fetchrow(SELECT_CITATION, task["run_id"], task["citation_id"])
+        if citation is None or citation["status"] in TERMINAL_RUN_STATUSES:
+            return  # cancelled run: the runtime completes the task, nothing is handed on
+        query = await self.query_for(ctx.pool, citation)
+        passages = await self.retriever.retrieve(
+            ctx.pool, task["user_id"], task["source_document_id"], query
+        )
         await self.hand_off(ctx, passages)
         ctx.log.info("retrieve.done", passages=len(passages))
 
