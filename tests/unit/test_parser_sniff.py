@@ -61,3 +61,36 @@ def test_declared_mime_beats_extension_and_mismatch_notes() -> None:
     assert mismatch_note("x.txt", None, "markdown") is None
     assert mismatch_note("x.pdf", None, "pdf") is None
     assert mismatch_note("noextension", None, "pdf") is None
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"<!DOCTYPE html><title>x</title>", "html"),
+        (b"  <?xml version='1.0'?>\n<!-- a -->\n<!-- b --> <HTML lang=en>", "html"),
+        (b"<!-- one --><!-- two -->\n<!doctype   html>", "html"),
+        (b"<!-- never closed <html>", "text"),
+        (b"<!-- a --> not html <html>", "text"),
+        (b"<?xml never closed <html>", "text"),
+        (b"<htmlx>", "text"),
+    ],
+)
+def test_html_start_after_declarations_and_comments(data: bytes, expected: str) -> None:
+    assert detect_format(data) == expected
+
+
+def test_empty_comments_repeated_are_sniffed_in_linear_time() -> None:
+    """300 bytes of `<!---->` used to pin a parse slot: the old regex backtracked exponentially.
+
+    Run in a child process so a regression fails after the bound instead of hanging the suite.
+    """
+    import subprocess
+    import sys
+
+    probe = (
+        "from citeproof.parser.sniff import detect_format\n"
+        "for size in (300, 64 * 1024, 4 * 1024 * 1024):\n"
+        "    detect_format(b'<!---->' * (size // 7) + b'!')\n"
+        "    detect_format(b'<!---->' * (size // 7) + b'<html>')\n"
+    )
+    subprocess.run([sys.executable, "-c", probe], check=True, timeout=20)

@@ -42,10 +42,13 @@ _KNOWN_BINARIES: Final = (
 _TEXT_SAMPLE = 64 * 1024
 # Share of control characters (besides tab/newline/CR/FF) above which decoded text is binary.
 _MAX_CONTROL_SHARE = 0.02
-_HTML_START = re.compile(
-    rb"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html)\b",
-    re.IGNORECASE | re.DOTALL,
-)
+# The start of an HTML document is recognised by a scanner (_starts_like_html), not one regex:
+# "declarations and comments, repeated, then <html" as a regex nests a lazy `.*?` inside a `*`,
+# which backtracks exponentially on `<!---->` repeated (300 bytes pinned a parse slot).
+_SPACES = re.compile(rb"\s*")
+_HTML_OPENING = re.compile(rb"<(?:!doctype\s+html|html)\b", re.IGNORECASE)
+_XML_DECLARATION = b"<?xml"
+_COMMENT_OPEN, _COMMENT_CLOSE = b"<!--", b"-->"
 _HTML_TAGS = re.compile(rb"<(?:body|head|p|div|h[1-6]|article|section|table|br)\b[^>]*>", re.I)
 _MARKDOWN_SIGNALS = re.compile(
     r"^(?:#{1,6}\s+\S|```|\s*[-*+]\s+\S.*\n\s*[-*+]\s+\S|.*\[[^\]]+\]\([^)]+\))", re.MULTILINE
@@ -113,6 +116,25 @@ def _is_docx(data: bytes) -> bool:
         return False
 
 
+def _starts_like_html(head: bytes) -> bool:
+    """An optional XML declaration, any comments and whitespace, then `<html` or a doctype.
+
+    Each step moves forward with find(): linear in the input, whatever it holds.
+    """
+    position = _SPACES.match(head).end()
+    if head[position : position + len(_XML_DECLARATION)].lower() == _XML_DECLARATION:
+        position = head.find(b">", position)
+        if position < 0:
+            return False
+        position = _SPACES.match(head, position + 1).end()
+    while head.startswith(_COMMENT_OPEN, position):
+        position = head.find(_COMMENT_CLOSE, position + len(_COMMENT_OPEN))
+        if position < 0:
+            return False
+        position = _SPACES.match(head, position + len(_COMMENT_CLOSE)).end()
+    return _HTML_OPENING.match(head, position) is not None
+
+
 def detect_format(data: bytes, filename: str = "", declared_type: str | None = None) -> str:
     """One of FORMATS, judged from the bytes. Raises ParseFailure(unsupported_type) otherwise."""
     if b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
@@ -133,7 +155,7 @@ def detect_format(data: bytes, filename: str = "", declared_type: str | None = N
                 "HTML or plain text.",
             )
     head = data[:_TEXT_SAMPLE]
-    if _HTML_START.match(head) or len(_HTML_TAGS.findall(head)) >= 2:
+    if _starts_like_html(head) or len(_HTML_TAGS.findall(head)) >= 2:
         return HTML
     text = decode_text(data)
     if text is None:
