@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import asyncpg
 import numpy as np
 import pytest
 
 pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
 
-from citeproof.contracts.chunks import BODY, FRONT_MATTER
+from citeproof.contracts.chunks import BODY, CHUNK_ROLES, FRONT_MATTER
 from citeproof.embeddings import get_embedder
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.settings import ParserSettings
@@ -73,3 +74,29 @@ async def test_claims_that_restate_a_title_get_body_sentences_only(pool) -> None
             passages = await retriever.retrieve(conn, user, document, claim)
         assert passages, "a body sentence is still found for the claim"
         assert_no_front_matter_quotes([p.text for p in passages], [spec])
+
+
+async def test_the_chunk_role_column_refuses_unknown_roles(pool) -> None:
+    user = await new_user(pool)
+    document = await add_document(pool, user)
+    insert = (
+        "INSERT INTO chunks (document_id, user_id, ordinal, page_start, page_end, char_start, "
+        "char_end, text, role) VALUES ($1, $2, $3, 1, 1, 0, 4, 'text', $4)"
+    )
+    for ordinal, role in enumerate(CHUNK_ROLES):
+        await pool.execute(insert, document, user, ordinal, role)
+    with pytest.raises(asyncpg.CheckViolationError):
+        await pool.execute(insert, document, user, 9, "reference_list")
+    # Rows written without a role (older parsers) are evidence, as before the column existed.
+    await pool.execute(
+        "INSERT INTO chunks (document_id, user_id, ordinal, page_start, page_end, char_start, "
+        "char_end, text) VALUES ($1, $2, 10, 1, 1, 0, 4, 'text')",
+        document,
+        user,
+    )
+    assert (
+        await pool.fetchval(
+            "SELECT role FROM chunks WHERE document_id = $1 AND ordinal = 10", document
+        )
+        == BODY
+    )

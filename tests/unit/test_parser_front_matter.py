@@ -19,8 +19,14 @@ import pytest
 pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
 
 from citeproof.contracts.chunks import BODY, FRONT_MATTER
+from citeproof.parser.blocks import FRONT_MATTER as FRONT_MATTER_BLOCK
+from citeproof.parser.blocks import HEADING, PARAGRAPH, Block
 from citeproof.parser.extract import ParsedDocument, parse_bytes
-from citeproof.parser.front_matter import FrontMatterRules, without_running_headers
+from citeproof.parser.front_matter import (
+    FrontMatterRules,
+    mark_front_matter,
+    without_running_headers,
+)
 from citeproof.parser.settings import ParserSettings
 from citeproof.pdfgen import DocumentSpec, Section, parse_source, render_pdf
 from citeproof.pdfgen.fonts import body_font_family
@@ -215,6 +221,23 @@ def test_a_page_that_opens_with_body_text_has_no_front_matter() -> None:
     # Publication-like lines alone (a journal banner) are not front matter without the title
     # or an author line: nothing anchors them to this document.
     assert rules.leading_count(["Urban Climate Letters 14(2), 101–118, 2021", *body]) == 0
+
+
+def test_structured_formats_mark_their_leading_title_and_author_blocks() -> None:
+    """DOCX/HTML (and unstructured's PDF path) arrive as blocks, not lines."""
+    rules = FrontMatterRules("Cooling the compact city with street trees", ["Jane Doe", "John Roe"])
+    blocks = [
+        Block(HEADING, "Cooling the compact city with street trees", 1),
+        Block(PARAGRAPH, "Jane Doe, John Roe", 1),
+        Block(PARAGRAPH, "Department of Geography, University of Utrecht", 1),
+        Block(HEADING, "Abstract", 1),
+        Block(PARAGRAPH, "Street trees cooled the air by 0.6 °C per ten points of canopy.", 1),
+    ]
+    marked = mark_front_matter(blocks, rules)
+    assert [b.kind for b in marked] == [FRONT_MATTER_BLOCK] * 3 + [HEADING, PARAGRAPH]
+    assert [b.text for b in marked] == [b.text for b in blocks]
+    # Without the title or an author among them, leading blocks stay body text.
+    assert mark_front_matter(blocks[3:], rules) == blocks[3:]
 
 
 def test_running_header_recognised_only_for_this_document() -> None:
