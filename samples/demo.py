@@ -1,45 +1,29 @@
-"""`make demo`: the whole stack on the embedded defaults verifies the sample thesis.
+"""`make demo`: `citeproof check` on the sample thesis, as a researcher would run it.
 
-Starts the embedded PostgreSQL (or uses DATABASE_URL), the API and the three workers as
-separate processes, creates a demo user, renders the sample thesis and its sources to PDF,
-verifies them with `citeproof verify` over HTTP, prints a table of every citation next to the
-verdict its author intended, writes the report as HTML, Markdown and JSON, and stops
-everything it started.
+Renders the sample thesis and its sources to PDF, then runs `citeproof check` itself: it
+starts the embedded PostgreSQL (in .citeproof/, with the fast test settings; DATABASE_URL
+targets a real server instead), the API and the three workers as separate processes, uploads,
+shows progress, writes the report as HTML, Markdown and JSON and stops everything it started.
+Finally prints a table of every citation next to the verdict its author intended.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
-import asyncpg
-import httpx
-
-from citeproof.auth import create_token, create_user
 from citeproof.cli import main as citeproof_cli
-from citeproof.db.migrate import apply_migrations
-from citeproof.db.pool import embedded_server, resolve_database_url
-from citeproof.db.settings import DatabaseSettings
-from citeproof.devstack import DevStack
-from citeproof.settings import load
+from citeproof.cli._outcome import EXIT_ERROR, EXIT_INTERRUPTED
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = REPO_ROOT / "artifacts" / "demo"
 STATE_DIR = REPO_ROOT / ".citeproof"
-
-
-async def _demo_token(url: str) -> str:
-    conn = await asyncpg.connect(url)
-    try:
-        user = await create_user(conn, f"demo-{uuid.uuid4().hex[:6]}")
-        return (await create_token(conn, user, label="make demo"))[1]
-    finally:
-        await conn.close()
+# The demo's database is throw-away: the crash-unsafe fast settings are right here.
+FAST_ENV = "CITEPROOF_EMBEDDED_PG_FAST"
 
 
 def _render_samples() -> dict:
@@ -80,38 +64,24 @@ def _print_table(report: dict, expected: dict[tuple[str, str], str]) -> None:
 def main() -> int:
     started = time.monotonic()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    url = resolve_database_url(load(DatabaseSettings))
-    asyncio.run(apply_migrations(url))
     pdfs = _render_samples()
     print(f"rendered the sample thesis and {len(pdfs['sources'])} sources into {OUT_DIR / 'pdf'}")
-    stack = DevStack(database_url=url, log_dir=STATE_DIR / "logs")
-    try:
-        stack.start()
-        print("starting the API, parser, retriever and judge as separate processes …")
-        stack.wait_ready()
-        token = asyncio.run(_demo_token(url))
-        json_report = OUT_DIR / "report.json"
-        code = citeproof_cli(
-            ["verify", pdfs["thesis"], *pdfs["sources"], "--out", str(json_report),
-             "--api", stack.api_url, "--token", token]
-        )  # fmt: skip
-        if code == 2:
-            print(f"verification failed; service logs are in {STATE_DIR / 'logs'}")
-            return 1
-        report = json.loads(json_report.read_text())
-        run_id = report["run"]["id"]
-        headers = {"Authorization": f"Bearer {token}"}
-        with httpx.Client(base_url=stack.api_url, headers=headers, timeout=60) as http:
-            for fmt, suffix in (("html", "html"), ("markdown", "md")):
-                response = http.get(f"/v1/runs/{run_id}/report", params={"format": fmt})
-                response.raise_for_status()
-                (OUT_DIR / f"report.{suffix}").write_text(response.text, encoding="utf-8")
-        _print_table(report, _expected_labels(pdfs["expected"]))
-    finally:
-        stack.stop()
-        server = embedded_server()
-        if server is not None and server.owner:
-            server.stop()
+    os.environ.setdefault(FAST_ENV, "1")
+    where = ["--data-dir", str(STATE_DIR)]
+    if os.environ.get("DATABASE_URL"):
+        where += ["--database-url", os.environ["DATABASE_URL"]]
+    command = ["check", pdfs["thesis"], str(Path(pdfs["sources"][0]).parent), *where,
+               "--format", "html", "--format", "md", "--format", "json",
+               "-o", str(OUT_DIR / "report")]  # fmt: skip
+    print(f"$ citeproof {' '.join(command[:3])} --format html --format md --format json "
+          f"-o {(OUT_DIR / 'report').relative_to(REPO_ROOT)}", flush=True)  # fmt: skip
+    code = citeproof_cli(command)
+    if code in (EXIT_ERROR, EXIT_INTERRUPTED):
+        print(f"the check did not finish (exit {code}); service logs are in {STATE_DIR / 'logs'}")
+        return 1
+    print(f"(citeproof check exited {code}: 1 means it found problem citations, as intended)")
+    report = json.loads((OUT_DIR / "report.json").read_text())
+    _print_table(report, _expected_labels(pdfs["expected"]))
     print(f"\nreport: {OUT_DIR / 'report.html'}  (also report.md, report.json)")
     print(f"demo finished in {time.monotonic() - started:.0f} s; everything it started is stopped.")
     print("To browse the web UI: `.venv/bin/citeproof dev`, then open http://127.0.0.1:8000")

@@ -44,6 +44,8 @@ from citeproof.cli._version import version
 from citeproof.pipeline import DEFAULT_FAIL_ON, FAIL_ON_GROUPS
 
 API_URL_ENV = "CITEPROOF_API_URL"
+# `--token` alone means an API on this machine (e.g. a running `citeproof dev`).
+DEFAULT_API_URL = "http://127.0.0.1:8000"
 TOKEN_ENV = "CITEPROOF_TOKEN"
 DEFAULT_TIMEOUT_S = 1800.0
 # What a source folder contributes: the formats the parser reads.
@@ -205,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
             if api or args.token:
                 if not token:
                     return _fail(f"no API token: pass --token or set {TOKEN_ENV}")
-                client = ApiClient(api or "http://127.0.0.1:8000", token, progress.message)
+                client = ApiClient(api or DEFAULT_API_URL, token, progress.message)
                 return _check_or_cancel(client, plan, progress)
             local = LocalStack(
                 data_dir=args.data_dir or default_data_dir(),
@@ -229,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
     except ApiError as exc:
         return _fail(str(exc))
     except httpx.HTTPError as exc:
-        return _fail(f"cannot reach the API at {api}: {exc}")
+        return _fail(f"cannot reach the API at {api or DEFAULT_API_URL}: {exc}")
     finally:
         if client is not None:
             client.close()

@@ -31,6 +31,12 @@ LOG_DIR = "logs"
 LOCAL_USER = "local"
 TOKEN_LABEL = "citeproof check"
 
+# A person waiting at a terminal after Ctrl-C: in-flight tasks get this long to finish, then
+# are handed back to their queue (the next check picks them up), instead of the deployment
+# default meant for rolling updates. Overridden by CITEPROOF_DRAIN_GRACE_S when set.
+DRAIN_GRACE_ENV = "CITEPROOF_DRAIN_GRACE_S"
+LOCAL_DRAIN_GRACE_S = "5"
+
 # The local user's id, if it exists.
 SELECT_USER_ID = "SELECT id FROM users WHERE name = $1"
 
@@ -99,7 +105,10 @@ class LocalStack:
         asyncio.run(apply_migrations(self._url))
         self._token_id, self.token = asyncio.run(_local_token(self._url))
         self.status("starting the API, parser, retriever and judge")
-        self._stack = DevStack(database_url=self._url, log_dir=self.log_dir, env=self.env)
+        env = dict(self.env)
+        if not os.environ.get(DRAIN_GRACE_ENV):
+            env.setdefault(DRAIN_GRACE_ENV, LOCAL_DRAIN_GRACE_S)
+        self._stack = DevStack(database_url=self._url, log_dir=self.log_dir, env=env)
         self._stack.start()
         self._stack.wait_ready()
         self.api_url = self._stack.api_url
