@@ -73,6 +73,8 @@ class LibraryLink(msgspec.Struct, frozen=True, kw_only=True):
     link: LinkResult
     # Weak matches only: keys of the entries it almost matched, closest first.
     candidates: list[str] = []
+    # File names the entry attaches that no uploaded source has (reported, never guessed).
+    missing_attachments: list[str] = []
 
 
 def _is_key_only(reference: Reference) -> bool:
@@ -185,6 +187,9 @@ def link_through_library(
                 method=f"{LIBRARY_METHOD_PREFIX}{ENTRY_BY_KEY}+{LINK_ATTACHMENT}",
             ),
         )
+    if reference.attachments and all(entry.label != reference.label for entry in library):
+        # The thesis's own .bib named files none of which was uploaded: report them.
+        library = [*library, reference]
     if not library:
         return None
     entry, how, confidence, candidates = find_entry(reference, library)
@@ -220,6 +225,12 @@ def link_through_library(
             score=round(min(confidence, found.score), 3),
             method=f"{LIBRARY_METHOD_PREFIX}{how}+{found.method}",
         )
+    # Attachments no uploaded file matched, reported when nothing else found the source.
+    missing = [attachment_basename(a) for a in entry.attachments] if not link.document_id else []
     return LibraryLink(
-        entry_key=entry.label, entry_method=how, entry_confidence=confidence, link=link
+        entry_key=entry.label,
+        entry_method=how,
+        entry_confidence=confidence,
+        link=link,
+        missing_attachments=missing,
     )

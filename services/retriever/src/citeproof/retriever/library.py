@@ -21,6 +21,10 @@ FROM "references" WHERE document_id = ANY($1::uuid[])
 ORDER BY document_id, ordinal
 """
 
+MISSING_ATTACHMENT_RATIONALE = (
+    "The library entry {key} attaches {files}, but no uploaded source has that file name; "
+    "upload it as a source."
+)
 WEAK_MATCH_RATIONALE = (
     "The reference matches no entry of the uploaded library closely enough to link it; "
     "closest entries: {candidates}."

@@ -28,7 +28,12 @@ from citeproof.pipeline import (
     SOURCE_UNREADABLE,
 )
 from citeproof.queue import TaskContext, TerminalOutcome, notify
-from citeproof.retriever.library import WEAK_MATCH_RATIONALE, library_decisions, load_library
+from citeproof.retriever.library import (
+    MISSING_ATTACHMENT_RATIONALE,
+    WEAK_MATCH_RATIONALE,
+    library_decisions,
+    load_library,
+)
 from citeproof.retriever.query import strip_markers, word_count
 from citeproof.retriever.settings import RetrieverSettings
 
@@ -198,6 +203,7 @@ def decide(
         documents,
     )
     weak_matches = {ref: d.candidates for ref, d in through_library.items() if d.candidates}
+    unmatched_files = {ref: d for ref, d in through_library.items() if d.missing_attachments}
     for row in references:
         if row["label"] in overrides:
             links[row["id"]] = LinkResult(
@@ -223,6 +229,12 @@ def decide(
             candidates = ", ".join(weak_matches[c["reference_id"]])
             rationale = WEAK_MATCH_RATIONALE.format(candidates=candidates)
             verdicts.append((c["id"], REFERENCE_MISSING, rationale))
+        elif document is None and c["reference_id"] in unmatched_files:
+            decision = unmatched_files[c["reference_id"]]
+            rationale = MISSING_ATTACHMENT_RATIONALE.format(
+                key=decision.entry_key, files=", ".join(decision.missing_attachments)
+            )
+            verdicts.append((c["id"], SOURCE_MISSING, rationale))
         elif document is None:
             reason = "override_none" if c["reference_id"] in overridden_to_none else "no_source"
             verdicts.append((c["id"], SOURCE_MISSING, RATIONALE[reason]))
