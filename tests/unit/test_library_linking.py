@@ -112,3 +112,18 @@ def test_unreadable_bibliography_fails_with_its_own_code(data: bytes) -> None:
     with pytest.raises(ParseFailure) as caught:
         parse_bibliography(data, "lib.bib")
     assert caught.value.code == MALFORMED_BIBLIOGRAPHY and caught.value.detail
+
+
+def test_attachments_climbing_out_of_the_export_are_refused_with_a_note() -> None:
+    bib = (
+        "@article{a2020, title = {A}, author = {Smith, J.}, year = {2020},\n"
+        "  file = {Full Text:../../../etc/passwd.pdf:application/pdf;"
+        "PDF:/home/me/Zotero/storage/AB12/a.pdf:application/pdf}}\n"
+    )
+    parsed = parse_bibliography(bib.encode(), "lib.bib")
+    # The absolute Zotero path is kept (only its file name is ever compared); `..` is not.
+    assert parsed.analysis.references[0].attachments == ["/home/me/Zotero/storage/AB12/a.pdf"]
+    assert parsed.notes == [
+        "lib.bib, line 1: the file of a2020 (../../../etc/passwd.pdf) points outside the "
+        "export; it is ignored."
+    ]

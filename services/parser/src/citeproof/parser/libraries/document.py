@@ -11,7 +11,7 @@ from citeproof.contracts.thesis import ThesisAnalysis
 from citeproof.library import LibraryFormatError, parse_library
 from citeproof.parser.errors import EMPTY_DOCUMENT, MALFORMED_BIBLIOGRAPHY, ParseFailure
 from citeproof.parser.extract import ParsedDocument
-from citeproof.parser.libraries.references import library_references
+from citeproof.parser.libraries.references import library_references, usable_attachments
 from citeproof.parser.metadata import DocumentMeta
 from citeproof.parser.sniff import decode_text
 
@@ -35,6 +35,12 @@ def parse_bibliography(data: bytes, filename: str) -> ParsedDocument:
     except LibraryFormatError as exc:
         raise ParseFailure(MALFORMED_BIBLIOGRAPHY, exc.message) from None
     notes = [f"{filename}, {problem.describe()}" for problem in library.problems]
+    for entry in library.entries:
+        for path in usable_attachments(entry)[1]:
+            notes.append(
+                f"{filename}, line {entry.line or '?'}: the file of {entry.key} ({path}) points "
+                "outside the export; it is ignored."
+            )
     if len(notes) > MAX_PROBLEM_NOTES:
         notes = [*notes[:MAX_PROBLEM_NOTES], f"... and {len(notes) - MAX_PROBLEM_NOTES} more."]
     if not library.entries:

@@ -4,6 +4,23 @@ from __future__ import annotations
 
 from citeproof.contracts.thesis import Reference
 from citeproof.library import LibraryEntry
+from citeproof.library.attachments import is_absolute, relative_inside
+
+
+def usable_attachments(entry: LibraryEntry) -> tuple[list[str], list[str]]:
+    """(PDF paths kept, paths refused). A path climbing out of the export with `..` is refused;
+    an absolute path (Zotero's storage folder on the user's machine) is kept, because only its
+    file name is ever compared with uploaded files: the server opens no path from a library."""
+    kept: list[str] = []
+    refused: list[str] = []
+    for attachment in entry.attachments:
+        if not attachment.is_pdf:
+            continue
+        if is_absolute(attachment.path) or relative_inside(attachment.path) is not None:
+            kept.append(attachment.path)
+        else:
+            refused.append(attachment.path)
+    return kept, refused
 
 
 def _raw(entry: LibraryEntry) -> str:
@@ -30,7 +47,7 @@ def entry_reference(entry: LibraryEntry, ordinal: int) -> Reference:
         title=entry.title,
         venue=entry.venue,
         doi=entry.doi,
-        attachments=[a.path for a in entry.attachments if a.is_pdf],
+        attachments=usable_attachments(entry)[0],
         char_start=0,
         char_end=len(raw),
     )
