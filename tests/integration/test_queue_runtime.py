@@ -571,7 +571,6 @@ class _SlowClaimPool:
         return rows
 
 
-@pytest.mark.xfail(strict=True, reason="rows of a claim in flight at drain are left running")
 async def test_a_drain_during_a_claim_hands_the_claimed_rows_back(pool) -> None:
     table = private_table_name()
     await ensure_test_table(pool, table)

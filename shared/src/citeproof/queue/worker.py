@@ -50,6 +50,8 @@ log = structlog.get_logger("citeproof.worker")
 # as a multiple of the poll interval (a tick happens at least once per poll interval).
 STALL_FACTOR = 5
 MIN_STALL_S = 30.0
+# Name prefix of the claim loops' asyncio tasks (drain waits for them first).
+CLAIM_TASK_PREFIX = "claim-"
 # Pool connections the runtime itself may hold at once besides the handlers': a claim, a
 # heartbeat, a sweep and a group completion.
 RUNTIME_CONNECTIONS = 4
@@ -191,7 +193,8 @@ class Worker:
             await self.health.start()
         spawn = asyncio.create_task
         self._background = [
-            spawn(self._produce(r), name=f"claim-{r.stage.name}") for r in self._runners
+            spawn(self._produce(r), name=f"{CLAIM_TASK_PREFIX}{r.stage.name}")
+            for r in self._runners
         ]
         self._background.append(spawn(self._heartbeat_loop(), name="heartbeat"))
         self._background.append(spawn(self._sweep_loop(), name="sweeper"))
@@ -208,6 +211,11 @@ class Worker:
         self.wake_all()
         with contextlib.suppress(Exception):
             await self._touch_registry(draining=True)
+        # The claim loops first: one may have a claim in flight, whose rows it hands back
+        # when the reply arrives (see _produce). Only then is the set of tasks complete.
+        producers = [t for t in self._background if t.get_name().startswith(CLAIM_TASK_PREFIX)]
+        if producers:
+            await asyncio.wait(producers, timeout=grace)
         tasks = [t for r in self._runners for t, _ in r.in_flight.values()]
         log.info("worker.draining", in_flight=len(tasks), grace_s=grace)
         if tasks:
@@ -222,16 +230,19 @@ class Worker:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
-                # No attempt is charged: the task did nothing wrong, we are leaving.
-                with contextlib.suppress(Exception):
-                    if await hand_back(self.pool, runner.stage, ctx.row, self.worker_id, 0):
-                        TASKS_FINISHED.labels(runner.stage.name, "handed_back").inc()
-                        log.info(
-                            "task.handed_back", stage=runner.stage.name, task_id=str(ctx.task_id)
-                        )
-                # Wake another worker now rather than at its next poll.
-                with contextlib.suppress(Exception):
-                    await self.pool.execute(_sql.NOTIFY, runner.stage.channel, "")
+                await self._give_back(runner, [ctx.row])
+
+    async def _give_back(self, runner: _StageRunner, rows: Sequence[asyncpg.Record]) -> None:
+        """Hand rows back because we are leaving: no attempt is charged (they did nothing
+        wrong), and another worker is woken now rather than at its next poll."""
+        for row in rows:
+            with contextlib.suppress(Exception):
+                if await hand_back(self.pool, runner.stage, row, self.worker_id, 0):
+                    TASKS_FINISHED.labels(runner.stage.name, "handed_back").inc()
+                    log.info("task.handed_back", stage=runner.stage.name, task_id=str(row["id"]))
+        if rows:
+            with contextlib.suppress(Exception):
+                await self.pool.execute(_sql.NOTIFY, runner.stage.channel, "")
 
     async def stop(self) -> None:
         self._stopping.set()
@@ -276,6 +287,11 @@ class Worker:
                     log.warning("claim.failed", stage=stage.name, error=str(exc))
                     rows = []
                     await self._sleep_or_stop(min(settings.poll_interval_s, 1.0))
+                if self._stopping.is_set():
+                    # A drain began while the claim was in flight: its rows were never seen
+                    # by the drain, so they go straight back instead of starting.
+                    await self._give_back(runner, rows)
+                    return
                 for row in rows:
                     self._start_task(runner, row)
                 claimed = len(rows)
