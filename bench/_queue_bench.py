@@ -33,10 +33,15 @@ from typing import Protocol
 
 import asyncpg
 import common
-from _queue_citeproof import CiteproofHandoffSystem, CiteproofSystem
+from _queue_citeproof import (
+    CiteproofHandoffSystem,
+    CiteproofSystem,
+    CiteproofWithGroupHookSystem,
+    CiteproofWithHookSystem,
+)
 from _queue_pgqueuer import PgqueuerSystem, UnboundedPgqueuerSystem
 from _queue_procrastinate import ProcrastinateSystem
-from _queue_raw import RawSqlSystem
+from _queue_raw import RawSqlSystem, RawSqlWithHookSystem
 
 from citeproof.obs.logs import configure_logging
 from citeproof.obs.settings import ObservabilitySettings
@@ -82,11 +87,22 @@ SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
     "pgqueuer": PgqueuerSystem,
     "procrastinate": ProcrastinateSystem,
     "raw_sql": RawSqlSystem,
+    # The production path (every product stage has a terminal hook) and its floor: each task's
+    # completion writes one row in the same transaction.
+    "citeproof_with_hook": CiteproofWithHookSystem,
+    "raw_sql_with_hook": RawSqlWithHookSystem,
 }
+# Ratios written next to a system's figures: (system, floor it is compared with).
+FLOOR_RATIOS = (
+    ("citeproof", "raw_sql"),
+    ("citeproof_with_hook", "raw_sql_with_hook"),
+    ("citeproof_with_hook", "raw_sql"),
+)
 # Measured only on request (--systems): citeproof's hand-off transaction path (what every
 # product stage uses) and pgqueuer without the in-flight cap the comparison imposes on it.
 EXTRA_SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
     "citeproof_handoff": CiteproofHandoffSystem,
+    "citeproof_with_group_hook": CiteproofWithGroupHookSystem,
     "pgqueuer_unbounded": UnboundedPgqueuerSystem,
 }
 
@@ -366,7 +382,12 @@ def main(argv: list[str] | None = None) -> int:
     if not SYSTEMS.keys() <= set(names):
         print("(not every system ran: bench/results/queue*.json not written)")
         return 0
-    path = common.write_results(RESULT_NAME, {n: measured[n].summary() for n in SYSTEMS})
+    summaries: dict[str, dict[str, float]] = {n: measured[n].summary() for n in SYSTEMS}
+    for system, floor in FLOOR_RATIOS:
+        summaries[system][f"ratio_to_{floor}"] = round(
+            summaries[system]["tasks_per_s"] / summaries[floor]["tasks_per_s"], 2
+        )
+    path = common.write_results(RESULT_NAME, summaries)
     details = {
         "method": (
             f"throughput: median of {opts.rounds} interleaved rounds of {opts.tasks} tasks "

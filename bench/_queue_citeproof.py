@@ -2,20 +2,22 @@
 product's claim columns, LISTEN on, and a handler that returns at once - the runtime then
 completes the row itself, the path of any handler with nothing to hand off.
 
-`CiteproofHandoffSystem` (on request) completes through `ctx.complete()` instead, the hand-off
-transaction every product stage uses today (fenced UPDATE, the stage's writes, NOTIFY, all in
-one transaction) - here with no writes, so it measures the transaction's own cost."""
+`CiteproofWithHookSystem` is the production path: the stage has a terminal hook that writes one
+row (every product stage has one), so the fenced completion and the hook's write commit in one
+transaction. `CiteproofHandoffSystem` (on request) completes through `ctx.complete()` instead,
+the hand-off transaction every product stage uses (fenced UPDATE, the stage's writes, NOTIFY,
+all in one transaction) - here with no writes, so it measures the transaction's own cost."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import asyncpg
 
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
-from citeproof.queue import QueueSettings, Stage, TaskContext, Worker, notify
+from citeproof.queue import QueueSettings, Stage, TaskContext, TerminalOutcome, Worker, notify
 from citeproof.queue.columns import queue_table_ddl
 
 # Room for the handlers' completions plus the claim loop, heartbeat and sweeper, sized the
@@ -32,11 +34,25 @@ PAYLOAD_COLUMNS = ("payload text NOT NULL",)
 INSERT_ONE = "WITH task AS (INSERT INTO {table} (payload) VALUES ($1)) SELECT pg_notify($2, '')"
 INSERT_MANY = "INSERT INTO {table} (payload) SELECT unnest($1::text[])"
 UNFINISHED = "SELECT count(*) FROM {table} WHERE state IN ('queued', 'running')"
+# What the terminal hook writes: one row per finished task, in the completing transaction.
+HOOK_TABLE_DDL = "CREATE TABLE {schema}.finished (task_id bigint PRIMARY KEY, state text NOT NULL)"
+HOOK_INSERT = "INSERT INTO {schema}.finished (task_id, state) VALUES ($1, $2)"
+# The same rows for a whole group of completions (the stage's optional group hook).
+HOOK_INSERT_GROUP = "INSERT INTO {schema}.finished (task_id, state) SELECT unnest($1::bigint[]), $2"
+# After a run: tasks that succeeded without their hook row (must be none).
+MISSING_HOOK_ROWS = """
+SELECT count(*) FROM {table} t
+WHERE t.state = 'succeeded'
+  AND NOT EXISTS (SELECT 1 FROM {schema}.finished f WHERE f.task_id = t.id)
+"""
 
 
 class CiteproofSystem:
     name = "citeproof"
     handoff = False
+    with_hook = False
+    # With the hook: also give the stage the group form of it (one statement per group).
+    group_hook = False
 
     def __init__(self, url: str, concurrency: int, batch_size: int) -> None:
         self.url = url
@@ -54,6 +70,10 @@ class CiteproofSystem:
     def describe(self) -> str:
         s = self.settings
         completion = "ctx.complete() transaction" if self.handoff else "implicit completion"
+        if self.with_hook:
+            completion += " + terminal hook writing one row"
+        if self.group_hook:
+            completion += " (group form: one INSERT per group)"
         return (
             f"1 Worker, {completion}, concurrency={s.concurrency}, batch_size={s.batch_size}, "
             "LISTEN on, "
@@ -69,6 +89,8 @@ class CiteproofSystem:
         self.client = await asyncpg.connect(self.url)
         await self.client.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}")
         await self.client.execute(queue_table_ddl(self.table, PAYLOAD_COLUMNS))
+        if self.with_hook:
+            await self.client.execute(HOOK_TABLE_DDL.format(schema=self.schema))
 
     async def start(self, on_start: Callable[[int], None]) -> None:
         async def handle(ctx: TaskContext) -> None:
@@ -77,7 +99,28 @@ class CiteproofSystem:
                 async with ctx.complete():
                     pass
 
-        stage = Stage(name="bench", table=self.table, channel=self.channel, handler=handle)
+        hook_insert = HOOK_INSERT.format(schema=self.schema)
+
+        async def on_terminal(
+            conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome
+        ) -> None:
+            await conn.execute(hook_insert, row["id"], outcome.state)
+
+        group_insert = HOOK_INSERT_GROUP.format(schema=self.schema)
+
+        async def on_terminal_group(
+            conn: asyncpg.Connection, rows: Sequence[asyncpg.Record], outcome: TerminalOutcome
+        ) -> None:
+            await conn.execute(group_insert, [row["id"] for row in rows], outcome.state)
+
+        stage = Stage(
+            name="bench",
+            table=self.table,
+            channel=self.channel,
+            handler=handle,
+            on_terminal=on_terminal if self.with_hook else None,
+            on_terminal_group=on_terminal_group if self.group_hook else None,
+        )
         assert self.pool is not None
         self.worker = Worker(
             service="bench",
@@ -114,6 +157,12 @@ class CiteproofSystem:
 
     async def close(self) -> None:
         await self.stop()
+        if self.with_hook and self.client is not None:
+            missing = await self.client.fetchval(
+                MISSING_HOOK_ROWS.format(table=self.table, schema=self.schema)
+            )
+            if missing:
+                raise RuntimeError(f"{self.name}: {missing} tasks succeeded without a hook row")
         if self.client is not None:
             await self.client.close()
         if self.pool is not None:
@@ -123,3 +172,14 @@ class CiteproofSystem:
 class CiteproofHandoffSystem(CiteproofSystem):
     name = "citeproof_handoff"
     handoff = True
+
+
+class CiteproofWithHookSystem(CiteproofSystem):
+    name = "citeproof_with_hook"
+    with_hook = True
+
+
+class CiteproofWithGroupHookSystem(CiteproofSystem):
+    name = "citeproof_with_group_hook"
+    with_hook = True
+    group_hook = True

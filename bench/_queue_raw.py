@@ -14,37 +14,47 @@ from collections.abc import Callable
 
 import asyncpg
 
-SCHEMA = "bench_raw"
-TABLE = f"{SCHEMA}.tasks"
-CHANNEL = "bench_raw"
 POLL_S = 1.0
 
-DDL = f"""
-CREATE SCHEMA IF NOT EXISTS {SCHEMA};
-CREATE TABLE {TABLE} (
+# `{schema}` is the system's own schema (a class constant, never input).
+DDL = """
+CREATE SCHEMA IF NOT EXISTS {schema};
+CREATE TABLE {schema}.tasks (
     id       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     payload  text NOT NULL,
     state    text NOT NULL DEFAULT 'queued'
 );
-CREATE INDEX ON {TABLE} (id) WHERE state = 'queued';
+CREATE INDEX ON {schema}.tasks (id) WHERE state = 'queued';
 """
+# The hook variant's second table: one row per finished task.
+HOOK_DDL = "CREATE TABLE {schema}.finished (task_id bigint PRIMARY KEY, state text NOT NULL)"
 
-CLAIM = f"""
-UPDATE {TABLE} SET state = 'running'
+CLAIM = """
+UPDATE {schema}.tasks SET state = 'running'
 WHERE id IN (
-    SELECT id FROM {TABLE} WHERE state = 'queued' ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+    SELECT id FROM {schema}.tasks WHERE state = 'queued' ORDER BY id LIMIT $1
+    FOR UPDATE SKIP LOCKED
 )
 RETURNING id, payload
 """
-COMPLETE = f"DELETE FROM {TABLE} WHERE id = ANY($1::bigint[])"
-INSERT_ONE = f"WITH task AS (INSERT INTO {TABLE} (payload) VALUES ($1)) SELECT pg_notify($2, '')"
-INSERT_MANY = f"INSERT INTO {TABLE} (payload) SELECT unnest($1::text[])"
-UNFINISHED = f"SELECT count(*) FROM {TABLE}"
+COMPLETE = "DELETE FROM {schema}.tasks WHERE id = ANY($1::bigint[])"
+# The hook variant: the batch's completion and its rows in one statement, so one transaction.
+COMPLETE_WITH_HOOK = """
+WITH done AS (DELETE FROM {schema}.tasks WHERE id = ANY($1::bigint[]) RETURNING id)
+INSERT INTO {schema}.finished (task_id, state) SELECT id, 'succeeded' FROM done
+"""
+INSERT_ONE = (
+    "WITH task AS (INSERT INTO {schema}.tasks (payload) VALUES ($1)) SELECT pg_notify($2, '')"
+)
+INSERT_MANY = "INSERT INTO {schema}.tasks (payload) SELECT unnest($1::text[])"
+UNFINISHED = "SELECT count(*) FROM {schema}.tasks"
 NOTIFY = "SELECT pg_notify($1, '')"
 
 
 class RawSqlSystem:
     name = "raw_sql"
+    schema = "bench_raw"
+    with_hook = False
 
     def __init__(self, url: str, concurrency: int, batch_size: int) -> None:
         self.url = url
@@ -56,23 +66,30 @@ class RawSqlSystem:
         self._wakes: list[asyncio.Event] = []
         self._tasks: list[asyncio.Task] = []
         self._stopping = asyncio.Event()
+        self.channel = self.schema
+
+    def _sql(self, statement: str) -> str:
+        return statement.format(schema=self.schema)
 
     def describe(self) -> str:
+        hook = ", completion + one row per task in one statement" if self.with_hook else ""
         return (
             f"{self.loops} claim loops x batch {self.batch_size} (one connection each), "
-            f"LISTEN on, poll {POLL_S:g} s"
+            f"LISTEN on, poll {POLL_S:g} s{hook}"
         )
 
     async def install(self) -> None:
         self.client = await asyncpg.connect(self.url)
-        await self.client.execute(DDL)
+        await self.client.execute(self._sql(DDL))
+        if self.with_hook:
+            await self.client.execute(self._sql(HOOK_DDL))
 
     async def start(self, on_start: Callable[[int], None]) -> None:
         self._stopping.clear()
         self._conns = [await asyncpg.connect(self.url) for _ in range(self.loops)]
         self._wakes = [asyncio.Event() for _ in range(self.loops)]
         self._listener = await asyncpg.connect(self.url)
-        await self._listener.add_listener(CHANNEL, self._wake_all)
+        await self._listener.add_listener(self.channel, self._wake_all)
         self._tasks = [
             asyncio.create_task(self._loop(conn, wake, on_start))
             for conn, wake in zip(self._conns, self._wakes, strict=True)
@@ -88,12 +105,14 @@ class RawSqlSystem:
         async def handle(payload: str) -> None:
             on_start(int(payload))
 
+        claim = self._sql(CLAIM)
+        complete = self._sql(COMPLETE_WITH_HOOK if self.with_hook else COMPLETE)
         while not self._stopping.is_set():
             wake.clear()
-            rows = await conn.fetch(CLAIM, self.batch_size)
+            rows = await conn.fetch(claim, self.batch_size)
             if rows:
                 await asyncio.gather(*(handle(r["payload"]) for r in rows))
-                await conn.execute(COMPLETE, [r["id"] for r in rows])
+                await conn.execute(complete, [r["id"] for r in rows])
                 if len(rows) == self.batch_size:
                     continue
             with contextlib.suppress(TimeoutError):
@@ -111,19 +130,27 @@ class RawSqlSystem:
     async def enqueue_one(self, seq: int) -> None:
         # Insert and NOTIFY commit together, in one round trip.
         assert self.client is not None
-        await self.client.execute(INSERT_ONE, str(seq), CHANNEL)
+        await self.client.execute(self._sql(INSERT_ONE), str(seq), self.channel)
 
     async def enqueue_many(self, seqs: range) -> None:
         assert self.client is not None
         async with self.client.transaction():
-            await self.client.execute(INSERT_MANY, [str(s) for s in seqs])
-            await self.client.execute(NOTIFY, CHANNEL)
+            await self.client.execute(self._sql(INSERT_MANY), [str(s) for s in seqs])
+            await self.client.execute(NOTIFY, self.channel)
 
     async def unfinished(self) -> int:
         assert self.client is not None
-        return await self.client.fetchval(UNFINISHED)
+        return await self.client.fetchval(self._sql(UNFINISHED))
 
     async def close(self) -> None:
         await self.stop()
         if self.client is not None:
             await self.client.close()
+
+
+class RawSqlWithHookSystem(RawSqlSystem):
+    """The floor of the hook path: the batch's DELETE and its rows commit in one statement."""
+
+    name = "raw_sql_with_hook"
+    schema = "bench_raw_hook"
+    with_hook = True

@@ -5,7 +5,8 @@ one stage queue up here and one flush at a time writes all of them in ONE fenced
 There is no timer: a completion after a quiet spell is written at once, and the ones that
 arrive while a flush is in flight form the next group - batching appears under load and
 adds no latency without it. Each task still waits for its own row to be written and learns
-whether its fence held.
+whether its fence held. A stage with a terminal hook groups the same way, in one transaction
+with the hooks' writes (`_hooked_completer.py`).
 """
 
 from __future__ import annotations
@@ -16,21 +17,25 @@ import contextlib
 import asyncpg
 
 from citeproof.queue import _sql
+from citeproof.queue._hooked_completer import Pending, complete_group_with_hooks
 from citeproof.queue.stage import Stage
 
 
 class GroupCompleter:
     def __init__(self, pool: asyncpg.Pool, stage: Stage, worker_id: str) -> None:
         self._pool = pool
+        self._stage = stage
         self._sql = stage.sql(_sql.COMPLETE_GROUP)
         self._worker_id = worker_id
-        self._pending: list[tuple[object, asyncio.Future[bool]]] = []
+        self._pending: list[Pending] = []
         self._flusher: asyncio.Task | None = None
 
-    async def complete(self, claim_token: object) -> bool:
-        """True when the fence held and the row is now `succeeded`."""
-        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._pending.append((claim_token, future))
+    async def complete(self, claim_token: object, row: asyncpg.Record | None = None) -> bool | None:
+        """True when the fence held and the row is now `succeeded`; None when the task must
+        complete alone (its group's hooks could not commit). `row` is the claimed row a
+        terminal hook is given."""
+        future: asyncio.Future[bool | None] = asyncio.get_running_loop().create_future()
+        self._pending.append((claim_token, row, future))
         if self._flusher is None:
             self._flusher = asyncio.create_task(self._flush(), name="complete-group")
         return await future
@@ -40,23 +45,28 @@ class GroupCompleter:
             with contextlib.suppress(Exception):
                 await self._flusher
 
+    async def _write(self, group: list[Pending]) -> dict[object, bool | None]:
+        """One fenced statement for the whole group: claim token -> whether its fence held."""
+        if self._stage.on_terminal is not None:
+            return await complete_group_with_hooks(self._pool, self._stage, self._worker_id, group)
+        rows = await self._pool.fetch(self._sql, self._worker_id, [token for token, _, _ in group])
+        held = {row["claim_token"] for row in rows}
+        return {token: token in held for token, _, _ in group}
+
     async def _flush(self) -> None:
         try:
             while self._pending:
                 group, self._pending = self._pending, []
                 try:
-                    rows = await self._pool.fetch(
-                        self._sql, self._worker_id, [token for token, _ in group]
-                    )
+                    results = await self._write(group)
                 except Exception as exc:
                     # Every task of the group sees the error, as it would have alone.
-                    for _, future in group:
+                    for _, _, future in group:
                         if not future.done():
                             future.set_exception(exc)
                     continue
-                held = {row["claim_token"] for row in rows}
-                for token, future in group:
+                for token, _, future in group:
                     if not future.done():  # a task cancelled by drain no longer waits
-                        future.set_result(token in held)
+                        future.set_result(results[token])
         finally:
             self._flusher = None

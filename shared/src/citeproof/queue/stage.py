@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,10 @@ class TerminalOutcome:
 
 Handler = Callable[["TaskContext"], Awaitable[None]]
 TerminalHook = Callable[[asyncpg.Connection, asyncpg.Record, TerminalOutcome], Awaitable[None]]
+# The same bookkeeping for many rows with one outcome, in one call (e.g. one INSERT ... unnest).
+GroupTerminalHook = Callable[
+    [asyncpg.Connection, Sequence[asyncpg.Record], TerminalOutcome], Awaitable[None]
+]
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,9 @@ class Stage:
     (`CITEPROOF_<NAME>_CONCURRENCY`); `channel` is the NOTIFY channel that means
     "look at this table now"; `on_terminal` runs inside the transaction of every terminal
     transition (succeeded, failed, dead), so bookkeeping commits together with the state.
+    `on_terminal_group` (optional, with `on_terminal`) must do what `on_terminal` does for each
+    of its rows: the group committer calls it once for the rows of a group of implicit
+    completions instead of `on_terminal` once per row.
     """
 
     name: str
@@ -41,6 +48,7 @@ class Stage:
     channel: str
     handler: Handler
     on_terminal: TerminalHook | None = None
+    on_terminal_group: GroupTerminalHook | None = None
 
     def sql(self, statement: str) -> str:
         return _sql.for_table(statement, self.table)
@@ -112,16 +120,18 @@ class TaskContext:
         self.completed = True
 
     async def complete_now(self) -> None:
-        """Complete with nothing to hand off. Without a terminal hook this needs no
-        transaction: one fenced statement, shared with other tasks' completions through the
-        worker's group committer."""
-        if self.stage.on_terminal is not None:
+        """Complete with nothing to hand off: one fenced statement (and, with a terminal
+        hook, one transaction) shared with other tasks' completions through the worker's
+        group committer; alone when there is none or its group could not commit."""
+        self.finishing = True
+        held = None
+        if self.completer is not None:
+            held = await self.completer.complete(self.claim_token, self.row)
+        if held is None and self.stage.on_terminal is not None:
+            # No group committer, or its group could not commit: alone, hook included.
             async with self.complete():
                 return
-        self.finishing = True
-        if self.completer is not None:
-            held = await self.completer.complete(self.claim_token)
-        else:
+        if held is None:
             held = (
                 await self.pool.fetchval(
                     self.stage.sql(_sql.COMPLETE), self.task_id, self.worker_id, self.claim_token

@@ -1,0 +1,177 @@
+"""Implicit completions of a stage with a terminal hook: grouped into one transaction with the
+hooks' writes, still fenced, and a raising hook fails only its own row."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import asyncpg
+import pytest
+
+from citeproof.queue import Stage, TaskContext, Worker
+
+from .queue_support import drop_test_table, enqueue, ensure_test_table, fast_settings
+from .queue_support import private_table_name as table_name
+
+# The hook records the id of the transaction it ran in, so the test can count transactions.
+RECORD_HOOK = """
+INSERT INTO test_task_effects (task_id, worker_id, batch)
+VALUES ($1, $2 || ':' || txid_current()::text, $3)
+"""
+HOOK_ROWS = """
+SELECT task_id, split_part(worker_id, ':', 1) AS outcome, split_part(worker_id, ':', 2) AS txid
+FROM test_task_effects WHERE batch = $1
+"""
+
+
+@pytest.fixture
+async def table(pool: asyncpg.Pool):
+    name = table_name()
+    await ensure_test_table(pool, name)
+    yield name
+    await drop_test_table(pool, name)
+
+
+async def run_until_done(pool: asyncpg.Pool, worker: Worker, table: str, batch: str) -> None:
+    unfinished = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state IN ('queued', 'running')"
+    await worker.start()
+    try:
+        for _ in range(600):
+            if not await pool.fetchval(unfinished, batch):
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("tasks never finished")
+    finally:
+        await worker.drain(1.0)
+
+
+async def test_implicit_completions_with_a_hook_share_a_transaction_and_stay_fenced(
+    pool, table
+) -> None:
+    batch = f"b-{uuid.uuid4().hex[:8]}"
+    stolen: list[int] = []
+
+    async def steal_one_then_return(ctx: TaskContext) -> None:
+        if not stolen:
+            stolen.append(ctx.task_id)
+            # Another worker's claim replaces ours while the handler runs.
+            await pool.execute(
+                f"UPDATE {table} SET claim_token = gen_random_uuid(), worker_id = 'other' "
+                "WHERE id = $1",
+                ctx.task_id,
+            )
+
+    async def on_terminal(conn, row, outcome) -> None:
+        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
+
+    stage = Stage(
+        name="test",
+        table=table,
+        channel="c_group_hook",
+        handler=steal_one_then_return,
+        on_terminal=on_terminal,
+    )
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=8, batch_size=8),
+    )
+    await enqueue(pool, batch, 120, table=table)
+    unfinished = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state = 'queued'"
+    await worker.start()
+    try:
+        for _ in range(600):
+            if not await pool.fetchval(unfinished, batch):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+    finally:
+        await worker.drain(1.0)
+    states = {
+        r["id"]: r["state"]
+        for r in await pool.fetch(f"SELECT id, state FROM {table} WHERE batch = $1", batch)
+    }
+    hooks = await pool.fetch(HOOK_ROWS, batch)
+    # The stolen row was not overwritten and got no hook row; every other row succeeded with
+    # exactly one hook row, written in the transaction that completed it.
+    assert states.pop(stolen[0]) == "running"
+    assert set(states.values()) == {"succeeded"}
+    assert sorted(r["task_id"] for r in hooks) == sorted(states)
+    assert {r["outcome"] for r in hooks} == {"succeeded"}
+    # Grouped: far fewer transactions than tasks.
+    assert len({r["txid"] for r in hooks}) < len(hooks) / 2
+
+
+async def test_a_raising_hook_in_a_group_fails_only_its_own_row(pool, table) -> None:
+    batch = f"b-{uuid.uuid4().hex[:8]}"
+
+    async def just_return(ctx: TaskContext) -> None:
+        return
+
+    async def on_terminal(conn, row, outcome) -> None:
+        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
+        if row["payload"] == "poison" and outcome.state == "succeeded":
+            raise RuntimeError("bookkeeping bug")
+
+    stage = Stage(
+        name="test", table=table, channel="c_group_hook2", handler=just_return,
+        on_terminal=on_terminal,
+    )  # fmt: skip
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=8, batch_size=8),
+    )
+    await enqueue(pool, batch, 30, table=table)
+    await enqueue(pool, batch, 1, table=table, payload="poison", max_attempts=2)
+    await enqueue(pool, batch, 30, table=table)
+    await run_until_done(pool, worker, table, batch)
+    rows = await pool.fetch(f"SELECT id, state, payload FROM {table} WHERE batch = $1", batch)
+    hooks = await pool.fetch(HOOK_ROWS, batch)
+    poison = next(r["id"] for r in rows if r["payload"] == "poison")
+    # The poisoned row's succeeded-hook writes never commit; it ends dead with its dead hook.
+    assert {r["state"] for r in rows if r["id"] != poison} == {"succeeded"}
+    assert next(r["state"] for r in rows if r["id"] == poison) == "dead"
+    assert [r["outcome"] for r in hooks if r["task_id"] == poison] == ["dead"]
+    # Its neighbours in the group completed (alone, after the group rolled back) with their
+    # hook rows.
+    ok = {r["task_id"] for r in hooks if r["outcome"] == "succeeded"}
+    assert ok == {r["id"] for r in rows if r["id"] != poison}
+
+
+async def test_a_stage_group_hook_is_called_once_per_group(pool, table) -> None:
+    batch = f"b-{uuid.uuid4().hex[:8]}"
+    calls: list[int] = []
+
+    async def just_return(ctx: TaskContext) -> None:
+        return
+
+    async def on_terminal(conn, row, outcome) -> None:
+        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
+
+    async def on_terminal_group(conn, rows, outcome) -> None:
+        calls.append(len(rows))
+        for row in rows:
+            await on_terminal(conn, row, outcome)
+
+    stage = Stage(
+        name="test", table=table, channel="c_group_hook3", handler=just_return,
+        on_terminal=on_terminal, on_terminal_group=on_terminal_group,
+    )  # fmt: skip
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=8, batch_size=8),
+    )
+    await enqueue(pool, batch, 80, table=table)
+    await run_until_done(pool, worker, table, batch)
+    hooks = await pool.fetch(HOOK_ROWS, batch)
+    assert len(hooks) == 80 and sum(calls) == 80
+    assert len(calls) < 40
