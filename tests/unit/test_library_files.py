@@ -190,3 +190,34 @@ def test_invalid_json_names_the_line_and_unknown_files_are_refused() -> None:
     assert caught.value.line == 3 and "line 3" in caught.value.message
     with pytest.raises(LibraryFormatError):
         parse_library("just some words", "notes.txt")
+
+
+def test_local_export_folder_finds_attached_pdfs_and_reports_missing(tmp_path: Path) -> None:
+    from citeproof.library.local import load_local_library
+
+    export = tmp_path / "My Collection"
+    (export / "files" / "1").mkdir(parents=True)
+    (export / "files" / "1" / "1-street-trees.pdf").write_bytes(b"%PDF-1.4")
+    elsewhere = tmp_path / "pdfs"
+    elsewhere.mkdir()
+    (elsewhere / "2-green-roofs.pdf").write_bytes(b"%PDF-1.4")
+    owned = tmp_path / "Zotero" / "storage" / "AB12" / "3-cool.pdf"
+    owned.parent.mkdir(parents=True)
+    owned.write_bytes(b"%PDF-1.4")
+    (export / "My Collection.bib").write_text(
+        "@article{a, title={A}, file={files/1/1-street-trees.pdf}}\n"
+        "@article{b, title={B}, file={files/2/2-green-roofs.pdf}}\n"
+        f"@article{{c, title={{C}}, file={{PDF:{owned}:application/pdf}}}}\n"
+        "@article{d, title={D}, file={files/4/gone.pdf}}\n"
+        "@article{e, title={E}, file={files/1/1-street-trees.pdf}}\n"
+    )
+    local = load_local_library(export, (elsewhere,))
+    found = {e.key: e.found for e in local.entries}
+    assert found["a"] == export / "files/1/1-street-trees.pdf"
+    assert found["b"] == elsewhere / "2-green-roofs.pdf"
+    assert found["c"] == owned
+    assert [e.key for e in local.missing] == ["d"]
+    # One upload per PDF even when two entries attach it.
+    assert len(local.pdfs) == 3
+    # A server-side caller does not follow absolute paths.
+    assert load_local_library(export, allow_absolute=False).entries[2].found is None
