@@ -2,10 +2,10 @@
 
 import { h } from "./dom.js";
 
-const ACCEPT = ".pdf,.docx,.md,.markdown,.html,.htm,.txt,application/pdf";
+const ACCEPT = ".pdf,.docx,.md,.markdown,.html,.htm,.txt,.tex,.zip,application/pdf";
 
-export function dropZone({ title, hint, multiple, testId, onFiles }) {
-  const input = h("input", { type: "file", accept: ACCEPT, multiple, dataset: { testid: testId } });
+export function dropZone({ title, hint, multiple, testId, onFiles, accept = ACCEPT }) {
+  const input = h("input", { type: "file", accept, multiple, dataset: { testid: testId } });
   const zone = h(
     "label",
     { class: "dropzone", dataset: { zone: testId } },

@@ -233,7 +233,9 @@ export async function renderSession(root, sessionId) {
           { class: "grid grid-2" },
           dropZone({
             title: "Thesis",
-            hint: "Drop your thesis here or click to choose (PDF, DOCX, Markdown, HTML, text)",
+            hint:
+              "Drop your thesis here or click to choose (PDF, DOCX, Markdown, HTML, text, " +
+              "LaTeX .tex or a .zip of the LaTeX project)",
             multiple: false,
             testId: "thesis-input",
             onFiles: (files) => upload("thesis", files),
@@ -244,6 +246,16 @@ export async function renderSession(root, sessionId) {
             multiple: true,
             testId: "sources-input",
             onFiles: (files) => upload("source", files),
+          }),
+          dropZone({
+            title: "Library (optional)",
+            hint:
+              "Your reference manager's export: BibTeX .bib, RIS .ris or CSL JSON — " +
+              "citations then link by key and attached file",
+            multiple: true,
+            testId: "library-input",
+            accept: ".bib,.bibtex,.ris,.json,.txt",
+            onFiles: (files) => upload("bibliography", files),
           })
         ),
         uploadStatus,
