@@ -71,6 +71,9 @@ AGREE_PAIRS = [
      "Pneumonia developed in 26% of patients."),
     ("The incubation period was 5.2 days on average.",
      "The mean incubation period was 5.2 days (95% CI 4.1–7.0)."),
+    # A round large count is a rounded one.
+    ("Mass screening found two positive cases out of 8,000 tests so far.",
+     "So far, 8,276 tests were run in the mass screening and two were positive."),
 ]  # fmt: skip
 
 CONFLICT_PAIRS = [
@@ -102,6 +105,8 @@ CONFLICT_PAIRS = [
      "The mean incubation period was 11.5 days."),
     ("Mortality in intensive care was about 50%.",
      "Mortality in intensive care was 26%."),
+    ("Mass screening found 8,000 positive cases so far.",
+     "So far, mass screening found 9,104 positive cases."),
 ]  # fmt: skip
 
 UNRELATED_PAIRS = [

@@ -63,6 +63,9 @@ APPROX: Final = "approx"  # about, some, almost, one in five
 # --- tolerances and windows --------------------------------------------------------------------
 # "about 40%", "almost half", "one in five": agree within this share of the value.
 APPROX_SHARE: Final = 0.1
+# Integers from here on with trailing zeros ("8,000", "43,000") are read as rounded to their last
+# non-zero digit; smaller ones ("100 percent", "40 cities") are taken as written.
+ROUND_THOUSANDS_FROM: Final = 1000
 # Content words either side of a number that say what it measures.
 CONTEXT_WORDS: Final = 6
 # Tokens before a number searched for a qualifier ("more than") or a ratio name ("odds ratio").
@@ -381,6 +384,11 @@ def _numbers(tokens: list[_Token]) -> list[_Raw]:
             value = parse_numeral(token.text)
             if value is not None:
                 raw = _Raw(value, i, i, _decimals(token.text))
+                if raw.decimals == 0 and value >= ROUND_THOUSANDS_FROM and value.is_integer():
+                    # "8,000 tests" is a round figure, as likely 8,276 as 8,000.
+                    digits = str(int(value))
+                    zeros = len(digits) - len(digits.rstrip("0"))
+                    raw.tolerance_share = 0.5 * 10**zeros / value
                 nxt = tokens[i + 1] if i + 1 < len(tokens) else None
                 if nxt is not None and nxt.lower in SCALES:
                     raw.value *= SCALES[nxt.lower]
