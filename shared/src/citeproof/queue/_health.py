@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from citeproof.obs.loop_lag import process_loop_lag
+
 MAX_REQUEST_LINE = 8192
 
 
@@ -29,8 +31,11 @@ class HealthServer:
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._handle, self._host, self._port)
+        # The event-loop lag goes out with the other metrics this server exports.
+        process_loop_lag().start()
 
     async def stop(self) -> None:
+        await process_loop_lag().stop()
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(Exception):

@@ -19,6 +19,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from citeproof.api.workers import live_workers_by_service
+from citeproof.obs.loop_lag import LoopLagWatch
 from citeproof.pipeline import STAGE_TABLES
 
 # Per stage: ready rows, age of the oldest ready row, dead rows. Counts use the partial
@@ -91,6 +92,8 @@ class ApiMetrics:
         )
         self.queues = QueueCollector()
         self.registry.register(self.queues)
+        # Started by the first request (it needs the app's running loop); it ends with it.
+        self.loop_lag = LoopLagWatch(registry=self.registry)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
@@ -100,6 +103,7 @@ class ApiMetrics:
             if scope["type"] != "http":
                 await app(scope, receive, send)
                 return
+            self.loop_lag.start()
             status = 500
             started = time.perf_counter()
 
