@@ -149,3 +149,25 @@ def body_font_family() -> FontFamily:
     paths = _find(files, [bundled_dir])
     assert paths is not None, "reportlab installation lacks its bundled Vera fonts"
     return _register(family, paths, unicode_complete=False)
+
+
+# A sans-serif family for layouts that vary the typeface (the style matrix of bench-extraction).
+SANS_FAMILY = (
+    "DejaVuSans",
+    (
+        "DejaVuSans.ttf",
+        "DejaVuSans-Bold.ttf",
+        "DejaVuSans-Oblique.ttf",
+        "DejaVuSans-BoldOblique.ttf",
+    ),
+)
+
+
+@cache
+def sans_font_family() -> FontFamily:
+    """DejaVu Sans when installed, else the serif family (`body_font_family`)."""
+    family, files = SANS_FAMILY
+    paths = _find(files, _search_dirs())
+    if paths is None:
+        return body_font_family()
+    return _register(family, paths, unicode_complete=True)

@@ -34,6 +34,9 @@ class FileFacts(msgspec.Struct, frozen=True):
 
     info: dict[str, str] = {}
     first_page_lines: list[tuple[str, float]] = []
+    # PDFs: per page, the texts of lines that start a reference entry by the page layout
+    # (see `reference_layout`); the block builder starts a new block at each.
+    reference_entry_starts: list[list[str]] = []
 
 
 class LineBox(msgspec.Struct, frozen=True):
@@ -46,3 +49,5 @@ class LineBox(msgspec.Struct, frozen=True):
     size: float
     top: float
     bottom: float
+    # Left edge of the line's first visible character: tells indents and columns apart.
+    left: float = 0.0

@@ -63,7 +63,7 @@ def _pdf_blocks(data: bytes, settings: ParserSettings) -> tuple[list[Block], int
     # paragraph.
     kinds = rules.leading_kinds(lines[0]) if lines else []
     blocks = front_matter_blocks(lines[0][: len(kinds)], kinds) + lines_to_blocks(
-        [lines[0][len(kinds) :], *lines[1:]]
+        [lines[0][len(kinds) :], *lines[1:]], facts.reference_entry_starts
     )
     return blocks, len(pages), facts
 

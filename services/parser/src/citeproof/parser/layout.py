@@ -205,10 +205,21 @@ def _join(lines: list[str]) -> str:
     return text
 
 
-def lines_to_blocks(pages: list[list[str]]) -> list[Block]:
-    """Group each page's lines into blocks; a paragraph cut by a page break `continues`."""
+def lines_to_blocks(
+    pages: list[list[str]], entry_starts: list[list[str]] | None = None
+) -> list[Block]:
+    """Group each page's lines into blocks; a paragraph cut by a page break `continues`.
+
+    ``entry_starts[p]``: texts of lines on page p+1 that open a reference entry by the page
+    layout (`reference_layout`); each starts a block, whatever the punctuation before it.
+    """
     blocks: list[Block] = []
     for page_number, lines in enumerate(pages, start=1):
+        starts = (
+            set(entry_starts[page_number - 1])
+            if entry_starts and page_number <= len(entry_starts)
+            else set()
+        )
         typical = _typical_length(lines)
         current: list[str] = []
         kind = PARAGRAPH
@@ -234,7 +245,7 @@ def lines_to_blocks(pages: list[list[str]]) -> list[Block]:
 
         previous_ended = True
         for line in lines:
-            if _is_heading(line, previous_ended, typical):
+            if _is_heading(line, previous_ended, typical) and line not in starts:
                 flush()
                 blocks.append(Block(HEADING, line, page_number))
                 first_on_page = False
@@ -243,6 +254,8 @@ def lines_to_blocks(pages: list[list[str]]) -> list[Block]:
             if _CAPTION.match(line) or (_BULLET.match(line) and previous_ended):
                 flush()
                 kind = CAPTION if _CAPTION.match(line) else LIST_ITEM
+            elif line in starts:
+                flush()
             current.append(line)
             ended = bool(_TERMINAL.search(line))
             if ended and len(line) < typical * SHORT_LINE_SHARE:

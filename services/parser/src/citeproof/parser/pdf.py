@@ -18,6 +18,8 @@ from citeproof.parser.errors import (
     TOO_MANY_PAGES,
     ParseFailure,
 )
+from citeproof.parser.reference_layout import reference_entry_starts
+from citeproof.parser.thesis.sections import is_reference_heading
 
 # pdfium marks a hyphen it removed at a line break with U+FFFE (and sometimes U+0002): dropping
 # the marker rejoins the word exactly as typeset ("litera-" + "ture" -> "literature").
@@ -74,11 +76,12 @@ def _first_page_lines(textpage: pdfium.PdfTextPage) -> list[tuple[str, float]]:
     return [(text, round(size, 1)) for text, size in lines if text]
 
 
-def _char_box(textpage: pdfium.PdfTextPage, char_index: int) -> tuple[float, float] | None:
+def _char_box(textpage: pdfium.PdfTextPage, char_index: int) -> tuple[float, float, float] | None:
+    """(top, bottom, left) of one character's loose box (the font's ascent/descent box)."""
     rect = pdfium_c.FS_RECTF()
     if not pdfium_c.FPDFText_GetLooseCharBox(textpage.raw, char_index, ctypes.byref(rect)):
         return None
-    return rect.top, rect.bottom
+    return rect.top, rect.bottom, rect.left
 
 
 def _line_box(textpage: pdfium.PdfTextPage, raw: str, start: int, end: int) -> LineBox | None:
@@ -91,7 +94,7 @@ def _line_box(textpage: pdfium.PdfTextPage, raw: str, start: int, end: int) -> L
     if not visible:
         return None
     sizes: list[float] = []
-    box: tuple[float, float] | None = None
+    box: tuple[float, float, float] | None = None
     for text_index in (visible[0], visible[len(visible) // 2], visible[-1]):
         char_index = pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage.raw, text_index)
         if (
@@ -104,21 +107,28 @@ def _line_box(textpage: pdfium.PdfTextPage, raw: str, start: int, end: int) -> L
         box = box or _char_box(textpage, char_index)
     if box is None:
         return None
-    return LineBox(size=round(sorted(sizes)[1], 2), top=box[0], bottom=box[1])
+    return LineBox(size=round(sorted(sizes)[1], 2), top=box[0], bottom=box[1], left=box[2])
 
 
-def _top_line_boxes(textpage: pdfium.PdfTextPage, raw: str) -> list[LineBox | None]:
-    """`LineBox` of each of the first `TOP_LINES_MEASURED` raw lines (as split for `pages`)."""
+def _line_boxes(
+    textpage: pdfium.PdfTextPage, raw: str, limit: int | None = None
+) -> list[LineBox | None]:
+    """`LineBox` of each raw line (as split for `pages`), the first ``limit`` lines only if set."""
     boxes: list[LineBox | None] = []
     position = 0
     for match in _LINE_BREAK.finditer(raw):
-        if len(boxes) >= TOP_LINES_MEASURED:
+        if limit is not None and len(boxes) >= limit:
             return boxes
         boxes.append(_line_box(textpage, raw, position, match.start()))
         position = match.end()
-    if len(boxes) < TOP_LINES_MEASURED:
+    if limit is None or len(boxes) < limit:
         boxes.append(_line_box(textpage, raw, position, len(raw)))
     return boxes
+
+
+def _is_reference_page(lines: list[str], after_heading: bool) -> bool:
+    """This page holds (part of) a reference list: it has the heading, or follows one."""
+    return after_heading or any(is_reference_heading(line.strip()) for line in lines)
 
 
 def _metadata(document: pdfium.PdfDocument) -> dict[str, str]:
@@ -145,6 +155,11 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
             )
         pages: list[list[str]] = []
         top_boxes: list[list[LineBox | None]] = []
+        # Every line's box, measured only from the first page with a reference heading on (the
+        # reference list's layout is read from them; the body does not need them).
+        all_boxes: list[list[LineBox | None]] = []
+        widths: list[float] = []
+        in_references = False
         first_lines: list[tuple[str, float]] = []
         visible = 0
         for index in range(page_count):
@@ -154,21 +169,33 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
                 raw = textpage.get_text_range()
                 if index == 0:
                     first_lines = _first_page_lines(textpage)
-                top_boxes.append(_top_line_boxes(textpage, raw))
+                text = _clean(raw)
+                lines = _LINE_BREAK.split(text)
+                in_references = _is_reference_page(lines, in_references)
+                if in_references:
+                    all_boxes.append(_line_boxes(textpage, raw))
+                    top_boxes.append(all_boxes[-1][:TOP_LINES_MEASURED])
+                else:
+                    all_boxes.append([])
+                    top_boxes.append(_line_boxes(textpage, raw, TOP_LINES_MEASURED))
+                widths.append(page.get_width())
             except pdfium.PdfiumError as exc:
                 raise ParseFailure(
                     CORRUPT_FILE, f"Page {index + 1} of the PDF is damaged and cannot be read."
                 ) from exc
-            text = _clean(raw)
             visible += sum(1 for ch in text if not ch.isspace())
-            pages.append(_LINE_BREAK.split(text))
+            pages.append(lines)
         if visible < min_chars_per_page * page_count:
             raise ParseFailure(
                 NO_TEXT_LAYER,
                 "The PDF has no text layer (it looks scanned or consists of images); run OCR on "
                 "it (e.g. ocrmypdf) and upload the result.",
             )
-        facts = FileFacts(info=_metadata(document), first_page_lines=first_lines)
+        facts = FileFacts(
+            info=_metadata(document),
+            first_page_lines=first_lines,
+            reference_entry_starts=reference_entry_starts(pages, all_boxes, widths),
+        )
         return pages, top_boxes, facts
     finally:
         document.close()

@@ -196,9 +196,12 @@ def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
     starts: list[int] = []
     previous_content: str | None = None
     in_footnote = False
+    after_break = False
     for line in lines:
         content = line.text.strip()
         if _is_junk(line.text):
+            # A blank line: the page layout put a break here (an entry's end, or a page end).
+            after_break = after_break or not content
             continue
         # Skip indentation and a list bullet ("- Smith, J. (2020)." in Markdown or plain text).
         offset = line.start + _BULLET.match(line.text).end()
@@ -211,10 +214,25 @@ def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
         if in_footnote and not looks_like_start:
             continue
         in_footnote = False
-        if looks_like_start and (previous_content is None or _can_end_entry(previous_content)):
+        if looks_like_start and (
+            previous_content is None
+            or _can_end_entry(previous_content)
+            or (after_break and not _continues_author_list(previous_content))
+        ):
             starts.append(offset)
         previous_content = content
+        after_break = False
     return starts
+
+
+def _continues_author_list(line: str) -> bool:
+    """ "Smith, J.," / "Smith, J. and" / "Smith, J." at a line end: the author list runs on."""
+    stripped = line.rstrip()
+    return (
+        stripped.endswith((",", ";", "&"))
+        or bool(re.search(r"\b(?:and|und|et)$", stripped))
+        or bool(re.search(r"(?:^|[\s,])[A-Z]\.$", stripped))
+    )
 
 
 # What an entry's first word looks like: a capital, or a name particle ("van Dijk").
@@ -318,11 +336,27 @@ def _last_entry_end(text: str, start: int, end: int) -> int:
         next_break = _PARAGRAPH_BREAK.search(text, following, end)
         paragraph = text[following : next_break.start() if next_break else end]
         first_line = paragraph.split("\n", 1)[0].strip()
-        looks_like_heading = 0 < len(first_line) <= 80 and not first_line.endswith((".", ","))
+        looks_like_heading = (
+            0 < len(first_line) <= 80
+            and not first_line.endswith((".", ","))
+            # The entry's DOI or URL on a line of its own after its last full stop.
+            and not _IDENTIFIER_AT_END.fullmatch(first_line)
+        )
         looks_like_prose = len(paragraph) > 400 and first_line[:1].isupper()
         if (looks_like_heading and not _looks_like_entry_start(paragraph)) or looks_like_prose:
             return paragraph_break.start()
     return end
+
+
+def can_end_entry(line: str) -> bool:
+    """A line that can be the last of an entry (see `_can_end_entry`)."""
+    return _can_end_entry(line)
+
+
+def looks_like_entry_start(line: str) -> bool:
+    """A line or paragraph that opens a reference entry: a number label, or an author list
+    followed by a year."""
+    return _looks_like_entry_start(line)
 
 
 def _looks_like_entry_start(paragraph: str) -> bool:

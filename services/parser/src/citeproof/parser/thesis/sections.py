@@ -6,6 +6,8 @@ import re
 
 import msgspec
 
+from citeproof.parser.thesis.entries import looks_like_entry_start
+
 # Reference-list headings in the languages theses are commonly written in. Matched as a whole
 # line, optionally numbered ("7 References", "VII. REFERENCES").
 REFERENCE_HEADINGS = (
@@ -126,6 +128,8 @@ def is_prose(paragraph: str) -> bool:
         years * MAX_PROSE_CHARS_PER_YEAR < len(paragraph)
         and commas * MIN_PROSE_CHARS_PER_COMMA < len(paragraph)
         and not _ENTRY_LABEL.match(paragraph)
+        # One long entry on its own (the page layout split the list into entries) is no prose.
+        and not looks_like_entry_start(paragraph)
     )
 
 

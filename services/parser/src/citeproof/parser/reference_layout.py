@@ -1,0 +1,192 @@
+"""Where reference-list entries start, read from the page layout of a PDF.
+
+Punctuation alone cannot split a bibliography whose entries end without a full stop (a title
+ending in "?", a web page without a journal, a DOI) and whose lines the block builder joins into
+one paragraph. The page says where entries start, in three ways, tried in this order:
+
+1. indentation: with a hanging indent the first line of an entry sits left of its continuation
+   lines; with a first-line indent, right of them. The first line after the heading is an entry
+   start and tells which of the two positions starts entries;
+2. vertical gaps: space after an entry larger than the line pitch inside entries;
+3. line starts: when neither tells (single-line entries, no gap, no indent), a line that opens
+   with a number label or with an author list followed by a year starts an entry.
+
+The result names entry-starting lines by their text on each page, which survives the removal of
+page furniture and front matter between here and the block builder (`layout.lines_to_blocks`).
+"""
+
+from __future__ import annotations
+
+import re
+from statistics import median
+
+from citeproof.parser.blocks import LineBox
+from citeproof.parser.thesis.entries import can_end_entry, looks_like_entry_start
+from citeproof.parser.thesis.sections import is_reference_heading
+
+# Two left positions closer than this (points) are the same indentation level.
+INDENT_TOLERANCE_PT = 1.5
+# Lines printed this much smaller than the list's entries are footnotes; this much larger, the
+# heading or text after the list. The entries' size is read from the first lines after the heading.
+SIZE_STEP_PT = 0.8
+SIZE_SAMPLE_LINES = 20
+# Lines that must share a left position for it to be a column's edge.
+MIN_LINES_AT_EDGE = 2
+# An indent deeper than this is not a hanging indent (a centred line, a table).
+MAX_INDENT_PT = 60.0
+# A gap between lines this much larger than the pitch inside entries separates two entries.
+GAP_FACTOR = 1.2
+GAP_SLACK_PT = 1.0
+# Lines of a page whose left edge lies beyond this share of the page width are a second column.
+SECOND_COLUMN_SHARE = 0.42
+# An appendix heading in ACL style: "A Background & Terminology" (a letter and a few words).
+_LETTERED_HEADING = re.compile(r"[A-H](?:\.\d+)?\s+[A-Z][^.,:;]{2,50}(?<!\s)")
+# Headings after the list that end it (its entries never look like this).
+_AFTER_LIST = re.compile(
+    r"^(?:[A-Z]\.?\s+|\d+\.?\s+)?(?:appendix|appendices|annex|supplementary|acknowledge?ments?)\b",
+    re.IGNORECASE,
+)
+
+
+class _Line:
+    __slots__ = ("box", "column", "page", "text")
+
+    def __init__(self, page: int, text: str, box: LineBox, column: int) -> None:
+        self.page = page
+        self.text = text
+        self.box = box
+        self.column = column
+
+
+def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]):
+    """The lines after the last reference heading, up to a heading that ends the list."""
+    heading: tuple[int, int] | None = None
+    for page_index, lines in enumerate(pages):
+        for line_index, line in enumerate(lines):
+            if is_reference_heading(line.strip()):
+                heading = (page_index, line_index)
+    if heading is None:
+        return []
+    region: list[_Line] = []
+    for page_index in range(heading[0], len(pages)):
+        lines = pages[page_index]
+        first = heading[1] + 1 if page_index == heading[0] else 0
+        for line_index in range(first, len(lines)):
+            text = lines[line_index].strip()
+            box = boxes[page_index][line_index] if line_index < len(boxes[page_index]) else None
+            if not text or box is None:
+                continue
+            if _AFTER_LIST.match(text) or _LETTERED_HEADING.fullmatch(text):
+                return _entries_only(region)
+            column = int(box.left > widths[page_index] * SECOND_COLUMN_SHARE)
+            region.append(_Line(page_index, text, box, column))
+    return _entries_only(region)
+
+
+def _entries_only(region: list[_Line]) -> list[_Line]:
+    """The list's own lines: it ends at the first line set larger than its entries (a heading,
+    or the body text of an appendix); lines set smaller (footnotes at a page foot) are neither
+    entry starts nor continuations and are left out."""
+    if not region:
+        return region
+    usual = median(line.box.size for line in region[:SIZE_SAMPLE_LINES])
+    kept: list[_Line] = []
+    for line in region:
+        if line.box.size > usual + SIZE_STEP_PT:
+            break
+        if line.box.size >= usual - SIZE_STEP_PT:
+            kept.append(line)
+    return kept
+
+
+def _level(line: _Line, column_left: dict[tuple[int, int], float]) -> int:
+    """0 for a line at its column's left edge, 1 for an indented one, 2 for anything else
+    (left of the edge, or indented too deep)."""
+    offset = line.box.left - column_left[(line.page, line.column)]
+    if abs(offset) <= INDENT_TOLERANCE_PT:
+        return 0
+    if offset < 0:
+        return 2
+    return 1 if offset <= MAX_INDENT_PT else 2
+
+
+def _column_lefts(region: list[_Line]) -> dict[tuple[int, int], float]:
+    """The left edge of each page column: the leftmost position that at least
+    MIN_LINES_AT_EDGE lines share (a running header or a stray glyph does not set it)."""
+    lefts: dict[tuple[int, int], list[float]] = {}
+    for line in region:
+        lefts.setdefault((line.page, line.column), []).append(line.box.left)
+    edges: dict[tuple[int, int], float] = {}
+    for key, values in lefts.items():
+        values.sort()
+        edges[key] = values[0]
+        for index in range(len(values) - MIN_LINES_AT_EDGE + 1):
+            if values[index + MIN_LINES_AT_EDGE - 1] - values[index] <= INDENT_TOLERANCE_PT:
+                edges[key] = values[index]
+                break
+    return edges
+
+
+def _indent_starts(region: list[_Line]) -> set[int] | None:
+    """Entry starts told by indentation, or None when all lines share one left edge."""
+    column_left = _column_lefts(region)
+    levels = [_level(line, column_left) for line in region]
+    if 0 not in levels or 1 not in levels:
+        return None
+    start_level = levels[0]
+    if start_level == 2:
+        return None
+    return {index for index, level in enumerate(levels) if level == start_level}
+
+
+def _gap_starts(region: list[_Line]) -> set[int] | None:
+    """Entry starts told by extra vertical space, or None when every gap is the same."""
+    pitches: dict[int, float] = {}
+    for index in range(1, len(region)):
+        above, below = region[index - 1], region[index]
+        if (above.page, above.column) != (below.page, below.column):
+            continue
+        pitch = above.box.bottom - below.box.bottom
+        if pitch > 0:
+            pitches[index] = pitch
+    if not pitches:
+        return None
+    values = sorted(pitches.values())
+    inner = values[len(values) // 4]
+    threshold = inner * GAP_FACTOR + GAP_SLACK_PT
+    wide = {index for index, pitch in pitches.items() if pitch > threshold}
+    if not wide or len(wide) == len(pitches):
+        return None
+    starts = {0} | wide
+    # A line opening a column or page continues the entry before it unless its text says not.
+    starts.update(index for index in _text_starts(region) if index not in pitches)
+    return starts
+
+
+def _text_starts(region: list[_Line]) -> set[int]:
+    """Lines that open like an entry after a line that can end one (the punctuation rule)."""
+    return {
+        index
+        for index, line in enumerate(region)
+        if looks_like_entry_start(line.text)
+        and (index == 0 or can_end_entry(region[index - 1].text))
+    }
+
+
+def reference_entry_starts(
+    pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]
+) -> list[list[str]]:
+    """Per page, the stripped texts of lines that start a reference entry (empty lists when the
+    document has no reference heading). ``boxes[p][i]`` is the box of ``pages[p][i]``."""
+    starts: list[list[str]] = [[] for _ in pages]
+    region = _region(pages, boxes, widths)
+    if not region:
+        return starts
+    found = _indent_starts(region)
+    if found is None:
+        found = _gap_starts(region)
+    if found is None:
+        found = _text_starts(region)
+    for index in sorted(found):
+        starts[region[index].page].append(region[index].text)
+    return starts

@@ -1,0 +1,149 @@
+"""Reference lists split by the page layout: one entry per line with a gap after it, no full stop
+after titles, titles ending in "?", web references without a journal - every entry found, and
+every marker linked to its own entry. Rendered to PDF and DOCX by the thesis renderer."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeproof.parser.extract import parse_bytes
+from citeproof.parser.settings import ParserSettings
+from citeproof.parser.thesis import analyze_thesis
+from citeproof.pdfgen.citestyles import (
+    STYLE_APA,
+    STYLE_AUTHOR_YEAR,
+    STYLE_AUTHOR_YEAR_BARE,
+    STYLE_NUMERIC,
+    Claim,
+    ThesisContent,
+    Work,
+    styled,
+)
+from citeproof.pdfgen.thesis_layout import Layout, render_thesis_docx, render_thesis_pdf
+
+_PEOPLE = [
+    (("Ana", "García"), ("Piotr", "Novak")),
+    (("Jonas", "Müller"),),
+    (("Pieter", "van Dijk"), ("Linh", "Nguyen"), ("Eva", "Weber")),
+    (("Siobhan", "O'Brien"),),
+    (("Hiroshi", "Tanaka"), ("Ingrid", "Øberg")),
+    (("Sofia", "Lindqvist"), ("Markus", "Hofer"), ("Claire", "Moreau"), ("Chidi", "Okafor")),
+    (("Luca", "Rossi"),),
+    (("Élodie", "Dubois"), ("Wei", "Chen")),
+    (("Antonio", "Silva"),),
+    (("Jean-Paul", "Fischer"), ("Ana", "Costa"), ("Eva", "Kim")),
+]
+_TITLES = [
+    "Do masks reduce household transmission?",
+    "Saliva testing for SARS-CoV-2 in schools",
+    "Ventilation rates and aerosol decay in classrooms",
+    "Is seroprevalence underestimated in rural districts?",
+    "Hand hygiene compliance in long-term care",
+    "Vitamin D and the severity of respiratory infection",
+    "Contact tracing apps and their uptake",
+    "Reinfection after mild disease: a cohort study",
+    "What drives vaccine hesitancy?",
+    "Wastewater surveillance as an early warning",
+]
+
+
+def _content() -> ThesisContent:
+    works = []
+    for index, (authors, title) in enumerate(zip(_PEOPLE, _TITLES, strict=True)):
+        web = index in (3, 6)
+        works.append(
+            Work(
+                key=f"w{index}",
+                authors=authors,
+                year=2018 + index % 4,
+                title=title,
+                venue=None if web else "Journal of Infection",
+                volume=None if web else 10 + index,
+                pages=None if web else f"{index + 1}–{index + 9}",
+                doi=None if web else f"10.5555/w{index}",
+                url=f"https://www.example.org/reports/w{index}" if web else None,
+            )
+        )
+    claims = [
+        Claim(f"Finding number {index} holds in the studied population of patients", (f"w{index}",))
+        for index in range(10)
+    ]
+    claims.append(Claim("Two studies agree on the main effect of the measure", ("w1", "w4")))
+    return ThesisContent(
+        title="A review", author="A. Student", works=tuple(works), claims=tuple(claims)
+    )
+
+
+# One entry per line, a visible gap after each, no indent: the layout of the reported thesis.
+GAP_NO_INDENT = Layout(hanging_indent_mm=0.0, entry_gap_pt=8.0, first_line_indent_mm=0.0)
+HANGING_NO_GAP = Layout(hanging_indent_mm=7.0, entry_gap_pt=0.0)
+TWO_COLUMNS = Layout(columns=2, hanging_indent_mm=0.0, entry_gap_pt=5.0, body_size=9.5)
+
+
+def _check(style: str, data: bytes, filename: str) -> None:
+    thesis = styled(_content(), style)
+    parsed = parse_bytes(data, filename, None, ParserSettings(), kind="thesis")
+    analysis = parsed.analysis
+    assert analysis is not None
+    found = [" ".join(reference.raw.split()) for reference in analysis.references]
+    expected = [
+        " ".join(f"{label} {text}".split()) if label else text for label, text in thesis.entries
+    ]
+    expected = [text.split(" ", 1)[1] if style == STYLE_NUMERIC else text for text in expected]
+    assert found == expected
+    by_label = dict(
+        zip((r.label for r in analysis.references), thesis.entry_work_keys, strict=True)
+    )
+    linked = sorted(
+        (c.claim_text[:16], by_label[c.reference_label])
+        for c in analysis.citations
+        if c.reference_label
+    )
+    assert len(linked) == len(thesis.citations)
+    assert all(c.reference_label is not None for c in analysis.citations)
+
+
+@pytest.mark.parametrize(
+    "layout", [GAP_NO_INDENT, HANGING_NO_GAP, TWO_COLUMNS], ids=["gap", "hanging", "columns"]
+)
+@pytest.mark.parametrize(
+    "style", [STYLE_AUTHOR_YEAR_BARE, STYLE_AUTHOR_YEAR, STYLE_APA, STYLE_NUMERIC]
+)
+def test_pdf_reference_list_is_split_by_layout(style: str, layout: Layout) -> None:
+    _check(style, render_thesis_pdf(styled(_content(), style), layout), "thesis.pdf")
+
+
+def test_docx_reference_list_is_split_by_paragraphs() -> None:
+    style = STYLE_AUTHOR_YEAR_BARE
+    _check(style, render_thesis_docx(styled(_content(), style), GAP_NO_INDENT), "thesis.docx")
+
+
+def test_an_entry_after_a_blank_line_starts_even_when_the_one_before_ends_without_a_full_stop():
+    text = (
+        "Body (García and Novak, 2018; Müller, 2019).\n\nReferences\n\n"
+        "García, A. and Novak, P. (2018) Do masks reduce household transmission?\n\n"
+        "Müller, J. (2019) Saliva testing for SARS-CoV-2 in schools "
+        "https://www.example.org/w1\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [r.label for r in analysis.references] == ["Garcia2018", "Muller2019"]
+    assert [c.reference_label for c in analysis.citations] == ["Garcia2018", "Muller2019"]
+
+
+def test_an_author_list_running_over_a_blank_line_is_not_split():
+    text = (
+        "Body (García et al., 2018).\n\nReferences\n\n"
+        "García, A., Novak, P., and\n\nWeber, E. (2018). Do masks reduce transmission? Journal 3.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [r.label for r in analysis.references] == ["Garcia2018"]
+
+
+def test_the_last_entry_keeps_its_doi_on_a_line_of_its_own():
+    text = (
+        "Body (García and Novak, 2018).\n\nReferences\n\n"
+        "García, A. and Novak, P. (2018). Masks at home. Journal of Infection, 3, 1–9.\n\n"
+        "https://doi.org/10.5555/w0\n"
+    )
+    (reference,) = analyze_thesis(text, [0]).references
+    assert reference.doi == "10.5555/w0"
