@@ -594,6 +594,97 @@ async def test_a_drain_during_a_claim_hands_the_claimed_rows_back(pool) -> None:
         await drop_test_table(pool, table)
 
 
+async def _held_by(pool, table: str, batch: str, owner: str, count: int) -> None:
+    """Rows another process claimed a moment ago: their leases run for ten more minutes."""
+    await pool.execute(
+        f"INSERT INTO {table} (batch, state, attempts, worker_id, claim_token, claimed_at, "
+        "lease_expires_at) SELECT $1, 'running', 1, $2, gen_random_uuid(), now(), "
+        "now() + interval '10 minutes' FROM generate_series(1, $3)",
+        batch,
+        owner,
+        count,
+    )
+
+
+async def _register(pool, worker_id: str, service: str, pid: int) -> None:
+    import socket
+
+    await pool.execute(
+        "INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname, "
+        "pid) VALUES ($1, $2, 'dev', '{test}', $3, $4)",
+        worker_id,
+        service,
+        socket.gethostname(),
+        pid,
+    )
+
+
+async def _a_dead_pid() -> int:
+    proc = await asyncio.create_subprocess_exec("true")
+    await proc.wait()
+    return proc.pid
+
+
+async def _rows_of(pool, table: str, batch: str) -> list[tuple[str, str]]:
+    rows = await pool.fetch(f"SELECT state, worker_id FROM {table} WHERE batch = $1", batch)
+    return sorted((r["state"], r["worker_id"]) for r in rows)
+
+
+@pytest.mark.parametrize("owner", ["deregistered", "killed_on_this_host"])
+@pytest.mark.xfail(strict=True, reason="boot reclaims only expired leases")
+async def test_a_booting_worker_takes_back_the_rows_of_a_gone_owner_at_once(pool, owner) -> None:
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    batch = batch_name()
+    gone = f"gone-{uuid.uuid4().hex[:6]}"
+    service = f"svc-{uuid.uuid4().hex[:6]}"
+    if owner == "killed_on_this_host":
+        # Registered and seen a moment ago, but its process is dead (kill -9).
+        await _register(pool, gone, service, await _a_dead_pid())
+    await _held_by(pool, table, batch, gone, 3)
+    stage = Stage(name="test", table=table, channel="c_gone_owner", handler=record_effect)
+    worker = Worker(service=service, stages=[stage], pool=pool, listen_url=None,
+                    settings=fast_settings())  # fmt: skip
+    try:
+        await worker.start()
+
+        async def all_done() -> bool:
+            return await _rows_of(pool, table, batch) == [("succeeded", worker.worker_id)] * 3
+
+        await wait_until(all_done, timeout=10)
+        assert not await pool.fetchval(
+            "SELECT count(*) FROM worker_heartbeats WHERE worker_id = $1", gone
+        )
+    finally:
+        await worker.drain(1.0)
+        await pool.execute("DELETE FROM worker_heartbeats WHERE worker_id = $1", gone)
+        await drop_test_table(pool, table)
+
+
+async def test_rows_of_a_live_neighbour_on_this_host_are_left_to_it(pool) -> None:
+    table = private_table_name()
+    await ensure_test_table(pool, table)
+    batch = batch_name()
+    neighbour = f"neighbour-{uuid.uuid4().hex[:6]}"
+    service = f"svc-{uuid.uuid4().hex[:6]}"
+    alive = await asyncio.create_subprocess_exec("sleep", "30")
+    await _register(pool, neighbour, service, alive.pid)
+    await _held_by(pool, table, batch, neighbour, 2)
+    stage = Stage(name="test", table=table, channel="c_neighbour", handler=record_effect)
+    worker = Worker(service=service, stages=[stage], pool=pool, listen_url=None,
+                    settings=fast_settings())  # fmt: skip
+    try:
+        await worker.start()
+        await asyncio.sleep(1.5)  # boot sweep and several sweeper passes
+        assert await _rows_of(pool, table, batch) == [("running", neighbour)] * 2
+    finally:
+        alive.kill()
+        await alive.wait()
+        await worker.drain(1.0)
+        await pool.execute("DELETE FROM worker_heartbeats WHERE worker_id = $1", neighbour)
+        await drop_test_table(pool, table)
+
+
 async def test_poller_alone_processes_everything(queue_pool) -> None:
     batch = batch_name()
     stage = Stage(name="test", table="test_tasks", channel="c3", handler=record_effect)
