@@ -26,6 +26,7 @@ def _citation(citation_id: int, reference_id: int | None, candidates: list[str])
         "id": citation_id,
         "reference_id": reference_id,
         "claim_text": claim,
+        "claim_checked": "",
         "claim_start": 100 * citation_id,
         "marker_start": 100 * citation_id + claim.index("("),
         "marker_end": 100 * citation_id + len(claim) - 1,

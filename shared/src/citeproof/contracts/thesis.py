@@ -64,6 +64,10 @@ class Citation(msgspec.Struct, frozen=True, kw_only=True):
     claim_text: str
     claim_start: int
     claim_end: int
+    # The claim as retrieval and the judge see it: the sentence without its citation markers
+    # (narrative ones with their author names), so that it reads the same in every citation
+    # style. Empty when not computed (rows written before it existed).
+    claim_checked: str = ""
     # The sentence before the claim, verbatim (empty at the start of a paragraph or document).
     context_text: str
     # 1-based page of the marker; None when the text has no page information.

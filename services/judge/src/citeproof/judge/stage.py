@@ -23,8 +23,11 @@ from citeproof.verdicts import (
     record_final_verdict,
 )
 
+# The claim as the parser checked it (markers removed, the same in every citation style); rows
+# parsed before that existed fall back to the sentence as printed.
 SELECT_CITATION = """
-SELECT c.claim_text, c.context_text, r.status AS run_status
+SELECT CASE WHEN c.claim_checked <> '' THEN c.claim_checked ELSE c.claim_text END AS claim_text,
+       c.context_text, r.status AS run_status
 FROM citations c JOIN runs r ON r.id = $1
 WHERE c.id = $2 AND r.user_id = $3
 """

@@ -68,7 +68,8 @@ FROM "references" WHERE document_id = $1 ORDER BY ordinal
 """
 
 SELECT_CITATIONS = """
-SELECT id, reference_id, claim_text, claim_start, marker_start, marker_end, candidate_labels
+SELECT id, reference_id, claim_text, claim_checked, claim_start, marker_start, marker_end,
+       candidate_labels
 FROM citations WHERE document_id = $1 ORDER BY ordinal
 """
 
@@ -222,7 +223,9 @@ def decide(
     for c in citations:
         link = links.get(c["reference_id"]) if c["reference_id"] is not None else None
         document = documents.get(link.document_id) if link and link.document_id else None
-        claim = strip_markers(c["claim_text"], markers.get(c["claim_start"], ()))
+        claim = c["claim_checked"] or strip_markers(
+            c["claim_text"], markers.get(c["claim_start"], ())
+        )
         if c["reference_id"] is None:
             verdicts.append((c["id"], REFERENCE_MISSING, _no_reference_rationale(c)))
         elif c["reference_id"] in weak_matches:

@@ -34,7 +34,8 @@ from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict_hook
 RETRIEVER_BACKEND: Final = "retriever"
 
 SELECT_CITATION = """
-SELECT c.claim_text, c.claim_start, c.claim_end, c.context_text, c.document_id, r.status
+SELECT c.claim_text, c.claim_checked, c.claim_start, c.claim_end, c.context_text, c.document_id,
+       r.status
 FROM citations c JOIN runs r ON r.id = $1
 WHERE c.id = $2
 """
@@ -115,6 +116,11 @@ class RetrieverService:
     async def query_for(
         self, conn: asyncpg.Connection | asyncpg.Pool, citation: asyncpg.Record
     ) -> str:
+        if citation["claim_checked"]:
+            # The parser's marker-free claim: the same words whatever the citation style.
+            claim = strip_markers(citation["claim_checked"])
+            context = strip_markers(citation["context_text"] or "")
+            return build_query(claim, context, use_context=self.settings.use_context)
         spans = [
             (r["start"], r["end"])
             for r in await conn.fetch(

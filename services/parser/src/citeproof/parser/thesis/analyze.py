@@ -33,6 +33,7 @@ from citeproof.parser.thesis.sections import (
     find_reference_sections,
 )
 from citeproof.parser.thesis.textview import TextView, build_view
+from citeproof.text.claims import checked_claim
 from citeproof.text.sentences import sentence_index_at, split_sentences
 
 # Without a reference list, numeric markers above this are more likely numbers than citations.
@@ -361,6 +362,7 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
                         continue
                     seen_in_claim.add(key)
                     citations.append(msgspec.structs.replace(citation, ordinal=len(citations) + 1))
+    citations = _with_checked_claims(citations)
     references = [ref for part in parts for ref in part.references]
     style = None
     if markers_found:
@@ -413,6 +415,27 @@ def _citations_of(
         )
         result.append((key, citation))
     return result
+
+
+def _with_checked_claims(citations: list[Citation]) -> list[Citation]:
+    """Each citation with its claim stripped of every marker the analysis found in it."""
+    markers: dict[tuple[int, int], set[tuple[int, int]]] = {}
+    for citation in citations:
+        markers.setdefault((citation.claim_start, citation.claim_end), set()).add(
+            (citation.marker_start, citation.marker_end)
+        )
+    checked: list[Citation] = []
+    for citation in citations:
+        spans = [
+            (start - citation.claim_start, end - citation.claim_start)
+            for start, end in markers[(citation.claim_start, citation.claim_end)]
+        ]
+        checked.append(
+            msgspec.structs.replace(
+                citation, claim_checked=checked_claim(citation.claim_text, spans)
+            )
+        )
+    return checked
 
 
 def _page_of(page_starts: list[int], offset: int) -> int | None:
