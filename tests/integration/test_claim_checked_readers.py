@@ -5,8 +5,8 @@ written before the column existed fall back to the printed sentence."""
 from __future__ import annotations
 
 from citeproof.judge.stage import SELECT_CITATION
-from citeproof.retriever.settings import RetrieverSettings
 from citeproof.retriever.service import RetrieverService
+from citeproof.retriever.settings import RetrieverSettings
 
 from .retriever_support import Cite, add_thesis, create_run, new_session, new_user
 
