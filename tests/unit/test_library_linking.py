@@ -127,3 +127,13 @@ def test_attachments_climbing_out_of_the_export_are_refused_with_a_note() -> Non
         "lib.bib, line 1: the file of a2020 (../../../etc/passwd.pdf) points outside the "
         "export; it is ignored."
     ]
+
+
+def test_two_works_with_one_title_are_told_apart_by_author_and_year() -> None:
+    title = "Effect of Convalescent Plasma Therapy: A Randomized Clinical Trial"
+    first = ref("andersen2021", authors=["Andersen", "van Dijk"], year=2021, title=title)
+    second = ref("jimeno2022", authors=["Jimeno-Yepes", "van Dijk"], year=2022, title=title)
+    printed = ref("7", authors=["Jimeno-Yepes", "van Dijk"], year=2022, title=title)
+    assert find_entry(printed, [first, second])[:2] == (second, ENTRY_BY_TITLE)
+    # Nothing tells them apart: ambiguous, so no entry.
+    assert find_entry(ref("8", title=title), [first, second])[0] is None

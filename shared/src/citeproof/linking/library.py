@@ -54,6 +54,8 @@ AUTHORS_YEAR_CONFIDENCE: Final = 0.85
 # Title similarity that finds an entry on its own, and with first author or year agreeing.
 TITLE_ALONE: Final = 0.95
 TITLE_WITH_SUPPORT: Final = 0.88
+# Rank added per agreeing first author and year when titles tie.
+TITLE_TIE_BREAK: Final = 0.05
 # Below this, two titles are different works (vetoes an authors+year match).
 TITLE_CONTRADICTS: Final = 0.6
 # Signals that make an entry a candidate worth showing when nothing links.
@@ -111,17 +113,19 @@ def find_entry(
         for entry in library:
             if normalise_doi(entry.doi) == doi:
                 return entry, ENTRY_BY_DOI, DOI_CONFIDENCE, []
-    scored: list[tuple[float, Reference]] = []
+    # (rank, similarity, entry): two works may share a title (a trial and its re-analysis), so
+    # agreeing first author and year rank a title match; a tie in rank is ambiguous.
+    scored: list[tuple[float, float, Reference]] = []
     for entry in library:
         similarity = title_similarity(reference.title, entry.title)
-        support = _first_author_agrees(reference, entry) or (
-            reference.year is not None and reference.year == entry.year
-        )
-        if similarity >= TITLE_ALONE or (similarity >= TITLE_WITH_SUPPORT and support):
-            scored.append((similarity, entry))
+        author = _first_author_agrees(reference, entry)
+        year = reference.year is not None and reference.year == entry.year
+        if similarity >= TITLE_ALONE or (similarity >= TITLE_WITH_SUPPORT and (author or year)):
+            rank = similarity + TITLE_TIE_BREAK * (int(author) + int(year))
+            scored.append((rank, similarity, entry))
     scored.sort(key=lambda item: item[0], reverse=True)
     if scored and (len(scored) == 1 or scored[0][0] > scored[1][0]):
-        return scored[0][1], ENTRY_BY_TITLE, round(scored[0][0], 3), []
+        return scored[0][2], ENTRY_BY_TITLE, round(scored[0][1], 3), []
     same_author_year = [
         entry
         for entry in library
