@@ -232,3 +232,66 @@ def test_csv_has_one_row_per_citation() -> None:
     rows = list(csv.DictReader(io.StringIO(to_csv(report, labels))))
     assert [r["ordinal"] for r in rows] == ["1", "2", "3"]
     assert rows[0]["quote"] == "Trees cooled streets by 2 °C." and rows[1]["label"] == ""
+
+
+# --- sources and progress --------------------------------------------------------------------
+
+
+def test_source_folders_are_searched_recursively_for_readable_files(tmp_path: Path) -> None:
+    from citeproof.cli._check import _expand_sources
+
+    (tmp_path / "zotero" / "storage" / "ABCD").mkdir(parents=True)
+    (tmp_path / "zotero" / "storage" / "ABCD" / "smith.pdf").write_bytes(b"%PDF")
+    (tmp_path / "zotero" / "notes.md").write_text("# notes")
+    (tmp_path / "zotero" / "zotero.sqlite").write_bytes(b"x")  # not a format we read
+    (tmp_path / "zotero" / ".cache").mkdir()
+    (tmp_path / "zotero" / ".cache" / "hidden.pdf").write_bytes(b"%PDF")
+    single = tmp_path / "doe.pdf"
+    single.write_bytes(b"%PDF")
+    found = _expand_sources([tmp_path / "zotero", single, single])
+    assert [p.name for p in found] == ["notes.md", "smith.pdf", "doe.pdf"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+STATUS = {
+    "status": "judging",
+    "waiting_for": [],
+    "progress": {
+        "parse": {"done": 6, "total": 6},
+        "retrieve": {"done": 3, "total": 14},
+        "judge": {"done": 0, "total": 14},
+    },
+}
+
+
+def test_progress_on_a_terminal_redraws_one_bar_per_stage(monkeypatch) -> None:
+    from citeproof.cli._progress import Progress
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    screen = _Terminal()
+    progress = Progress(screen)
+    progress.update(STATUS)
+    progress.update(STATUS | {"status": "completed"})
+    drawn = screen.getvalue()
+    assert drawn.count("retrieve") == 2 and "\033[4F" in drawn  # cursor back over 4 lines
+    assert "\033[32m" in drawn  # coloured
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = _Terminal()
+    Progress(plain).update(STATUS)
+    assert "\033[3" not in plain.getvalue() and "3/14" in plain.getvalue()
+
+
+def test_progress_in_a_log_is_one_plain_line_per_change() -> None:
+    from citeproof.cli._progress import Progress
+
+    log = io.StringIO()
+    progress = Progress(log)
+    progress.update(STATUS)
+    progress.update(STATUS)
+    assert log.getvalue().splitlines() == [
+        "[##########..............] judging               parse 6/6  retrieve 3/14  judge 0/14"
+    ]
