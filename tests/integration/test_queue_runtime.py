@@ -42,6 +42,18 @@ async def record_effect(ctx: TaskContext) -> None:
         )
 
 
+async def another_live_worker(pool: asyncpg.Pool) -> str:
+    """A registered, freshly seen worker of another service: the sweeper leaves its rows to it
+    (it reclaims rows of owners missing from the registry)."""
+    worker_id = f"other-{uuid.uuid4().hex[:8]}"
+    await pool.execute(
+        "INSERT INTO worker_heartbeats (worker_id, service, version, hostname, pid) "
+        "VALUES ($1, 'elsewhere', 'dev', 'another-host', 1)",
+        worker_id,
+    )
+    return worker_id
+
+
 async def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
@@ -99,7 +111,9 @@ async def _all_done(pool: asyncpg.Pool, batch: str, n: int) -> bool:
 
 async def test_expired_lease_is_reclaimed_and_late_completion_is_fenced(queue_pool) -> None:
     batch = batch_name()
-    await enqueue(queue_pool, batch, 1)
+    table = private_table_name()  # the sweep below must count this test's row alone
+    await ensure_test_table(queue_pool, table)
+    await enqueue(queue_pool, batch, 1, table=table)
     release_first = asyncio.Event()
     first_claimed = asyncio.Event()
     first_result: dict[str, object] = {}
@@ -114,8 +128,8 @@ async def test_expired_lease_is_reclaimed_and_late_completion_is_fenced(queue_po
             first_result["outcome"] = "fenced"
             raise
 
-    slow = Stage(name="test", table="test_tasks", channel="c1", handler=slow_then_complete)
-    fast = Stage(name="test", table="test_tasks", channel="c1", handler=record_effect)
+    slow = Stage(name="test", table=table, channel="c1", handler=slow_then_complete)
+    fast = Stage(name="test", table=table, channel="c1", handler=record_effect)
     # No heartbeats during the test: the first worker's lease must run out.
     first = Worker(
         service="test",
@@ -141,7 +155,12 @@ async def test_expired_lease_is_reclaimed_and_late_completion_is_fenced(queue_po
             settings=fast_settings(),
         )
         await second.start()
-        await wait_until(lambda: _all_done(queue_pool, batch, 1))
+
+        async def done() -> bool:
+            query = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state = 'succeeded'"
+            return await queue_pool.fetchval(query, batch) == 1
+
+        await wait_until(done)
         await second.drain(1.0)
         release_first.set()
         await wait_until(lambda: _has(first_result, "outcome"))
@@ -152,9 +171,8 @@ async def test_expired_lease_is_reclaimed_and_late_completion_is_fenced(queue_po
     assert LEASES_LOST.labels("test")._value.get() == lost_before + 1
     rows = await queue_pool.fetch("SELECT worker_id FROM test_task_effects WHERE batch = $1", batch)
     assert [r["worker_id"] for r in rows] == [second.worker_id]
-    row = await queue_pool.fetchrow(
-        "SELECT state, attempts FROM test_tasks WHERE batch = $1", batch
-    )
+    row = await queue_pool.fetchrow(f"SELECT state, attempts FROM {table} WHERE batch = $1", batch)
+    await drop_test_table(queue_pool, table)
     assert (row["state"], row["attempts"]) == ("succeeded", 2)
 
 
@@ -474,13 +492,15 @@ async def _true_if(items: list) -> bool:
 async def test_a_lost_lease_is_counted_once(pool) -> None:
     name = f"m_{uuid.uuid4().hex[:6]}"
     outcomes: list[str] = []
+    other = await another_live_worker(pool)
 
     async def taken_over(ctx: TaskContext) -> None:
         # Another worker's claim replaces ours (as after a sweep and a re-claim) ...
         await pool.execute(
-            f"UPDATE {ctx.stage.table} SET claim_token = gen_random_uuid(), worker_id = 'other' "
+            f"UPDATE {ctx.stage.table} SET claim_token = gen_random_uuid(), worker_id = $2 "
             "WHERE id = $1",
             ctx.task_id,
+            other,
         )
         await asyncio.sleep(0.6)  # ... our heartbeat notices ...
         try:
@@ -631,7 +651,6 @@ async def _rows_of(pool, table: str, batch: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("owner", ["deregistered", "killed_on_this_host"])
-@pytest.mark.xfail(strict=True, reason="boot reclaims only expired leases")
 async def test_a_booting_worker_takes_back_the_rows_of_a_gone_owner_at_once(pool, owner) -> None:
     table = private_table_name()
     await ensure_test_table(pool, table)
@@ -709,15 +728,17 @@ async def test_implicit_completions_are_grouped_and_still_fenced(queue_pool) -> 
     worker while its handler ran is not overwritten, and its task counts a lost lease."""
     batch = batch_name()
     stolen: list[int] = []
+    other = await another_live_worker(queue_pool)
 
     async def steal_one_then_return(ctx: TaskContext) -> None:
         if not stolen:
             stolen.append(ctx.task_id)
             # Another worker's claim replaces ours, as after a sweep and a re-claim.
             await queue_pool.execute(
-                "UPDATE test_tasks SET claim_token = gen_random_uuid(), worker_id = 'other' "
+                "UPDATE test_tasks SET claim_token = gen_random_uuid(), worker_id = $2 "
                 "WHERE id = $1",
                 ctx.task_id,
+                other,
             )
 
     stage = Stage(name="test", table="test_tasks", channel="c6", handler=steal_one_then_return)
@@ -739,7 +760,7 @@ async def test_implicit_completions_are_grouped_and_still_fenced(queue_pool) -> 
         "SELECT id, state, worker_id, attempts FROM test_tasks WHERE batch = $1", batch
     )
     by_state = {r["id"]: (r["state"], r["worker_id"]) for r in rows}
-    assert by_state.pop(stolen[0]) == ("running", "other")
+    assert by_state.pop(stolen[0]) == ("running", other)
     assert {state for state, _ in by_state.values()} == {"succeeded"}
     assert {r["attempts"] for r in rows} == {1}
     assert LEASES_LOST.labels("test")._value.get() == lost_before + 1

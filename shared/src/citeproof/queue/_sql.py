@@ -87,17 +87,26 @@ WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'
 RETURNING id
 """
 
-# Stall sweeper: leases that expired (a killed or frozen worker) go back to the queue with
-# backoff, or to `dead` after max_attempts. Runs inside a transaction so that terminal hooks
+# Stall sweeper: rows whose lease expired (a killed or frozen worker), or whose owner is gone
+# from the registry (deregistered, pruned, or not seen for $4 seconds), go back to the queue
+# with backoff, or to `dead` after max_attempts. Reclaiming the row of a live owner is safe
+# (its claim token changes, so the fence rejects that owner's later writes) but wasteful;
+# owners touch the registry at least twice per $4 (settings validation), so it does not
+# happen to a healthy worker. Runs inside a transaction so that terminal hooks
 # of buried rows commit together with the state change. Returns ids and states only: a row
 # can carry megabytes (a parse item's staged upload), and a requeued row needs none of it.
 SWEEP_EXPIRED = """
 WITH expired AS MATERIALIZED (
-    SELECT id FROM {table}
-    WHERE state = 'running' AND lease_expires_at < now()
-    ORDER BY lease_expires_at
+    SELECT q.id FROM {table} AS q
+    WHERE q.state = 'running'
+      AND (q.lease_expires_at < now()
+           OR NOT EXISTS (
+               SELECT 1 FROM worker_heartbeats AS w
+               WHERE w.worker_id = q.worker_id
+                 AND w.last_seen > now() - make_interval(secs => $4)))
+    ORDER BY q.lease_expires_at
     LIMIT $1
-    FOR UPDATE SKIP LOCKED
+    FOR UPDATE OF q SKIP LOCKED
 )
 UPDATE {table} AS t
 SET state = CASE WHEN t.attempts >= t.max_attempts THEN 'dead' ELSE 'queued' END,
@@ -105,8 +114,9 @@ SET state = CASE WHEN t.attempts >= t.max_attempts THEN 'dead' ELSE 'queued' END
     run_after = now() + make_interval(
         secs => least($3::float8, $2::float8 * power(2, greatest(t.attempts - 1, 0)))
                 * (0.5 + random() / 2)),
-    last_error = 'lease expired: worker ' || coalesce(t.worker_id, '?')
-                 || ' stopped heartbeating',
+    last_error = CASE WHEN t.lease_expires_at < now()
+        THEN 'lease expired: worker ' || coalesce(t.worker_id, '?') || ' stopped heartbeating'
+        ELSE 'worker ' || coalesce(t.worker_id, '?') || ' is gone from the registry' END,
     claim_token = NULL,
     lease_expires_at = NULL
 FROM expired
@@ -138,6 +148,13 @@ SET last_seen = now(), draining = EXCLUDED.draining, capabilities = EXCLUDED.cap
 """
 
 DEREGISTER_WORKER = "DELETE FROM worker_heartbeats WHERE worker_id = $1"
+
+# Other registered workers of this service on this host: at boot, the ones whose process is
+# dead (a kill -9, a container restart) are deregistered, and the sweep takes their rows back.
+SELECT_HOST_WORKERS = """
+SELECT worker_id, pid FROM worker_heartbeats
+WHERE service = $1 AND hostname = $2 AND worker_id <> $3
+"""
 
 # Registry rows of workers that vanished without deregistering (kill -9) are pruned.
 PRUNE_WORKERS = "DELETE FROM worker_heartbeats WHERE last_seen < now() - make_interval(secs => $1)"

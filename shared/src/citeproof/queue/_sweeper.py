@@ -1,4 +1,5 @@
-"""Stall sweeper: returns rows whose lease expired to the queue, or buries them."""
+"""Stall sweeper: returns rows whose lease expired or whose owner is gone to the queue, or
+buries them."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ log = structlog.get_logger("citeproof.queue.sweeper")
 
 
 async def sweep_expired(pool: asyncpg.Pool, stage: Stage, settings: QueueSettings) -> int:
-    """Reclaim expired leases of one stage; returns how many rows it touched."""
+    """Reclaim expired leases and rows of gone owners of one stage; returns how many rows it
+    touched."""
     total = 0
     while True:
         async with pool.acquire() as conn, conn.transaction():
@@ -23,6 +25,7 @@ async def sweep_expired(pool: asyncpg.Pool, stage: Stage, settings: QueueSetting
                 settings.sweep_batch,
                 settings.backoff_base_s,
                 settings.backoff_max_s,
+                settings.worker_stale_s,
             )
             for swept in rows:
                 if swept["state"] == "dead" and stage.on_terminal is not None:

@@ -60,6 +60,27 @@ SWEEP_JITTER_MIN = 0.8
 SWEEP_JITTER_MAX = 1.2
 
 
+# Workers started in this process (tests and tools run several in one): a registry row with
+# our own pid is a previous incarnation - a restarted container reuses the pid - unless it
+# is one of these.
+_WORKERS_IN_THIS_PROCESS: set[str] = set()
+
+
+def _process_is_gone(worker_id: str, pid: int) -> bool:
+    """Whether a worker registered from this host is certainly no longer running. Same
+    hostname means the same machine or pod, hence the same process table; when unsure
+    (another user's process answers), the worker counts as alive and keeps its rows."""
+    if pid == os.getpid():
+        return worker_id not in _WORKERS_IN_THIS_PROCESS
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 def new_worker_id(service: str) -> str:
     return f"{service}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
@@ -181,8 +202,14 @@ class Worker:
     async def start(self) -> None:
         await self._register()
         # Orphan reclaim: rows left `running` by a worker that died are ours to retry now,
-        # not a lease-length later. A failure here is logged, not fatal: the sweeper loop
-        # tries again, and a worker that cannot boot reclaims nothing at all.
+        # not a lease-length later: a dead predecessor on this host is deregistered, and the
+        # sweep takes back the rows of every owner missing from the registry. A failure here
+        # is logged, not fatal: the sweeper loop tries again.
+        _WORKERS_IN_THIS_PROCESS.add(self.worker_id)
+        try:
+            await self._forget_dead_predecessors()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            log.warning("worker.predecessors_unchecked", error=str(exc))
         await self._sweep_all()
         if self.listener is not None:
             self.listener.start()
@@ -246,6 +273,7 @@ class Worker:
 
     async def stop(self) -> None:
         self._stopping.set()
+        _WORKERS_IN_THIS_PROCESS.discard(self.worker_id)
         for task in self._background:
             task.cancel()
         for task in self._background:
@@ -436,6 +464,17 @@ class Worker:
             socket.gethostname(),
             os.getpid(),
         )
+
+    async def _forget_dead_predecessors(self) -> None:
+        """Deregister workers of this service on this host whose process is gone, so that
+        the boot sweep reclaims their rows now instead of when their leases expire."""
+        rows = await self.pool.fetch(
+            _sql.SELECT_HOST_WORKERS, self.service, socket.gethostname(), self.worker_id
+        )
+        for row in rows:
+            if _process_is_gone(row["worker_id"], row["pid"]):
+                await self.pool.execute(_sql.DEREGISTER_WORKER, row["worker_id"])
+                log.warning("worker.predecessor_gone", previous=row["worker_id"], pid=row["pid"])
 
     async def _register(self) -> None:
         await self.pool.execute(_sql.TOUCH_WORKER, *self._registry_row, False)
