@@ -10,6 +10,7 @@ from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.static_files import create_static_files_router
 
@@ -17,9 +18,11 @@ from citeproof.api.content_types import require_json_bodies
 from citeproof.api.documents.controllers import DocumentController
 from citeproof.api.errors import EXCEPTION_HANDLERS, document_error_responses
 from citeproof.api.events import EventHub
+from citeproof.api.headers import content_security_policy, security_headers
 from citeproof.api.metrics import ApiMetrics
 from citeproof.api.openapi import correct_media_types
 from citeproof.api.reports.controllers import ReportController
+from citeproof.api.reports.html import INLINE_SCRIPTS, INLINE_STYLES
 from citeproof.api.runs.controllers import RunController
 from citeproof.api.security import provide_caller
 from citeproof.api.sessions.controllers import SessionController
@@ -47,6 +50,10 @@ def _openapi() -> OpenAPIConfig:
             security_schemes={"BearerToken": SecurityScheme(type="http", scheme="bearer")}
         ),
         security=[{"BearerToken": []}],
+        # The JSON document only (at /schema and /schema/openapi.json): Litestar's viewers
+        # (Swagger, Elements, RapiDoc, ReDoc) load scripts from public CDNs onto the origin whose
+        # localStorage holds the bearer token.
+        render_plugins=[JsonRenderPlugin()],
     )
 
 
@@ -115,6 +122,11 @@ def create_app(
     )
     document_error_responses(app)
     correct_media_types(app)
-    # Outermost wrapper, so 404s, 405s and errors turned into responses are counted too.
+    # Outermost wrappers, so 404s, 405s and errors turned into responses are counted and carry
+    # the security headers too.
     app.asgi_handler = metrics.middleware(app.asgi_handler)
+    policy = content_security_policy(
+        inline_scripts=INLINE_SCRIPTS, inline_styles=INLINE_STYLES, same_origin=True
+    )
+    app.asgi_handler = security_headers(app.asgi_handler, policy)
     return app

@@ -2,6 +2,9 @@
 
 Every string that comes from a user or a source document goes through `_e` (html.escape with
 quotes), including inside attributes; the only script is static and reads data attributes.
+The inline script and style are constants, so the Content-Security-Policy allows them by hash
+(the API's header, and a meta tag for a copy saved to disk); the page has no inline `style=` or
+event-handler attributes, which a strict policy would block.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import html
 from datetime import UTC
 
+from citeproof.api.headers import content_security_policy
 from citeproof.api.reports.labels import (
     LABEL_COLOURS,
     LABEL_NAMES,
@@ -22,9 +26,21 @@ def _e(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+_PENDING_CLASS = "pending"
+
+
 def _badge(label: str | None) -> str:
-    fg, bg = LABEL_COLOURS.get(label or "", PENDING_COLOURS)
-    return f'<span class="badge" style="color:{fg};background:{bg}">{_e(label_name(label))}</span>'
+    # Labels are identifiers from a closed set, so they can name CSS classes; anything else
+    # (a label this version does not know) gets the pending colours.
+    css_class = label if label in LABEL_COLOURS else _PENDING_CLASS
+    return f'<span class="badge badge-{css_class}">{_e(label_name(label))}</span>'
+
+
+def _badge_css() -> str:
+    colours = {**LABEL_COLOURS, _PENDING_CLASS: PENDING_COLOURS}
+    return "".join(
+        f".badge-{name}{{color:{fg};background:{bg}}}\n" for name, (fg, bg) in colours.items()
+    )
 
 
 _CSS = """
@@ -60,7 +76,7 @@ background:#f8faff;border-radius:0 8px 8px 0}
 details summary{cursor:pointer;color:var(--accent);font-size:13px;margin-top:6px}
 footer{color:var(--muted);font-size:12px;padding:24px 0 40px}
 @media print{.cards .card{box-shadow:none}header{background:#fff;color:#000}}
-"""
+""" + _badge_css()
 
 _SCRIPT = """
 document.querySelectorAll('.card[data-filter]').forEach(function(card){
@@ -74,6 +90,12 @@ document.querySelectorAll('.card[data-filter]').forEach(function(card){
   });
 });
 """
+# The policy of a report saved to disk: only its own inline script and style may run.
+SAVED_REPORT_POLICY = content_security_policy(
+    inline_scripts=[_SCRIPT], inline_styles=[_CSS], same_origin=False
+)
+INLINE_SCRIPTS = (_SCRIPT,)
+INLINE_STYLES = (_CSS,)
 
 
 def _citation_html(c: ReportCitation) -> str:
@@ -162,6 +184,7 @@ def render_html(report: Report) -> str:
     )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{SAVED_REPORT_POLICY}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>citeproof report — {_e(title)}</title>
 <style>{_CSS}</style></head>
