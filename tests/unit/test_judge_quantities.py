@@ -25,6 +25,7 @@ from citeproof.judge.quantities import (
     UPPER,
     YEAR,
     compare_quantities,
+    compare_with_sentences,
     extract_quantities,
 )
 
@@ -233,3 +234,40 @@ def test_cues_numbers_unchanged_by_the_shared_numeral_parser() -> None:
     assert numbers("In 1,840 segments, 0,5 and 43.2% of COVID-19 cases; thirty; 1.2.3") == {
         "1840", "0.5", "43.2", "30"
     }  # fmt: skip
+
+
+def test_several_sentences_one_that_states_the_figure_wins() -> None:
+    claim = "At least 40% of transmission occurred before symptom onset."
+    sentences = [
+        "In one city, 12% of transmission occurred before symptom onset.",
+        "We estimate that 44% of transmission occurred before symptom onset.",
+        "The study ran from 2020 to 2021.",
+    ]
+    assert compare_with_sentences(claim, sentences).relation == AGREE
+    assert compare_with_sentences(claim, sentences[:1]).relation == CONFLICT
+    assert compare_with_sentences(claim, sentences[2:]).relation == UNRELATED
+    assert compare_with_sentences(claim, []).unrelated == 1
+    assert compare_with_sentences("No number here.", sentences).relation is None
+
+
+def test_the_demo_gdp_claim_finds_no_figure_in_its_cited_source() -> None:
+    """The demo's "more than 0.3% of regional GDP [5]": no sentence of source 5 states it."""
+    from pathlib import Path
+
+    from citeproof.text.sentences import split_sentences
+
+    source = (
+        Path(__file__).resolve().parents[2]
+        / "samples"
+        / "demo"
+        / "sources"
+        / "5-rotterdam-network.md"
+    ).read_text(encoding="utf-8")
+    claim = (
+        "The economic cost of the heat island is considerable: lost labour productivity during "
+        "heatwaves has been estimated at more than 0.3% of regional GDP."
+    )
+    sentences = [source[start:end] for start, end in split_sentences(source)]
+    comparison = compare_with_sentences(claim, sentences)
+    assert [m.claim.text for m in comparison.matches] == ["0.3%"]
+    assert comparison.relation == UNRELATED

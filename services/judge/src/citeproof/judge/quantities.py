@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
@@ -840,9 +841,7 @@ def compare_quantities(claim: str, evidence: str) -> QuantityComparison:
     evidence_stems = _sentence_stems(evidence)
     claim_stems = _sentence_stems(claim)
     matches: list[QuantityMatch] = []
-    for quantity in extract_quantities(claim):
-        if quantity.role not in (VALUE, SAMPLE_SIZE):
-            continue
+    for quantity in _claim_values(claim):
         best: QuantityMatch | None = None
         best_overlap = 0
         for other in evidence_quantities:
@@ -869,3 +868,30 @@ def compare_quantities(claim: str, evidence: str) -> QuantityComparison:
                 best = QuantityMatch(quantity, CONFLICT, other, local)
         matches.append(best or QuantityMatch(quantity, UNRELATED))
     return QuantityComparison(tuple(matches))
+
+
+_PREFERENCE: Final = {AGREE: 2, CONFLICT: 1, UNRELATED: 0}
+
+
+def compare_with_sentences(claim: str, sentences: Sequence[str]) -> QuantityComparison:
+    """The claim's values against several evidence sentences: for each value the best relation
+    any sentence gives it (AGREE over CONFLICT over UNRELATED), so one sentence that states the
+    figure outweighs another that gives a different figure for a related quantity. With no
+    sentences every value is UNRELATED."""
+    best: list[QuantityMatch] | None = None
+    for sentence in sentences:
+        matches = list(compare_quantities(claim, sentence).matches)
+        if best is None:
+            best = matches
+            continue
+        best = [
+            new if _PREFERENCE[new.relation] > _PREFERENCE[old.relation] else old
+            for old, new in zip(best, matches, strict=True)
+        ]
+    if best is None:
+        best = [QuantityMatch(q, UNRELATED) for q in _claim_values(claim)]
+    return QuantityComparison(tuple(best))
+
+
+def _claim_values(claim: str) -> list[Quantity]:
+    return [q for q in extract_quantities(claim) if q.role in (VALUE, SAMPLE_SIZE)]
