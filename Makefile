@@ -18,7 +18,7 @@ export DO_NOT_TRACK := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup test test-chaos test-unit test-integration lint format demo constraints
+.PHONY: help setup test test-chaos test-unit test-integration lint typecheck format demo constraints
 
 # Every target carries a `## what it does` on its line; this prints them all (Makefile and mk/*.mk).
 help: ## this list: every target and what it does
@@ -40,13 +40,17 @@ lint: setup ## ruff check and ruff format --check over the tree
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# Strict on shared/ (the queue runtime included); configuration in pyproject.toml [tool.mypy].
+typecheck: setup ## mypy over shared/src/citeproof (strict; tooling modules relaxed)
+	$(PY) -m mypy
+
 format: setup ## ruff fix and format the tree in place
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
 # The full suite: lint, offline deploy validation, unit, integration, end-to-end (four service
 # processes), the browser test and a short chaos run. `make test-chaos` is the long chaos suite.
-test: setup lint deploy-check browser-deps ## lint, deploy checks and the whole suite (unit, integration, e2e, browser, short chaos)
+test: setup lint typecheck deploy-check browser-deps ## lint, types, deploy checks and the whole suite (unit, integration, e2e, browser, short chaos)
 	$(PY) -m pytest -q -m "not llm and not chaos" tests
 
 test-chaos: setup ## the long chaos suite (kills, redeploys, a PostgreSQL restart)

@@ -44,7 +44,10 @@ def hash_token(token: str) -> bytes:
 
 
 async def create_user(conn: asyncpg.Connection | asyncpg.Pool, name: str) -> uuid.UUID:
-    return await conn.fetchval("INSERT INTO users (name) VALUES ($1) RETURNING id", name)
+    user_id: uuid.UUID = await conn.fetchval(
+        "INSERT INTO users (name) VALUES ($1) RETURNING id", name
+    )
+    return user_id
 
 
 async def create_token(
@@ -69,7 +72,7 @@ async def create_token(
 
 async def revoke_token(conn: asyncpg.Connection | asyncpg.Pool, token_id: uuid.UUID) -> bool:
     """True when a live token was revoked (False: unknown or already revoked)."""
-    status = await conn.execute(
+    status: str = await conn.execute(
         "UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", token_id
     )
     return status.endswith(" 1")

@@ -92,6 +92,7 @@ def describe(cls: type[msgspec.Struct]) -> list[tuple[str, str, str]]:
     """(variable, default, description) for every field of `cls`."""
     rows = []
     info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)  # `cls` is a Struct class
     for field in info.fields:
         description = ""
         typ = field.type

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,8 +34,9 @@ class OnnxEmbedder:
         self._threads = threads
         self._precision = precision
         self._cache_dir = cache_dir or default_cache_root()
-        self._session = None
-        self._tokenizer = None
+        # Loaded on first use (onnxruntime is untyped; Any is its boundary).
+        self._session: Any = None
+        self._tokenizer: Any = None
         # Only loading needs the lock: InferenceSession.run is safe from several threads.
         self._load_lock = threading.Lock()
 

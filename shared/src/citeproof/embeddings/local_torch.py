@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -22,11 +23,12 @@ class TorchEmbedder:
     def __init__(self, batch_size: int, threads: int) -> None:
         self._batch_size = batch_size
         self._threads = threads
-        self._model = None
+        # A SentenceTransformer, loaded on first use (torch stays unimported until then).
+        self._model: Any = None
         # sentence-transformers models are not safe to encode from two threads at once.
         self._lock = threading.Lock()
 
-    def _load(self):
+    def _load(self) -> Any:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:

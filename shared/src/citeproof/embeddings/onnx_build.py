@@ -26,7 +26,7 @@ import os
 import re
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from citeproof.embeddings.base import EmbeddingError
@@ -110,7 +110,7 @@ def _exclusive(lock_path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _atomic_write(target: Path, write) -> None:
+def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:
     handle, temp_name = tempfile.mkstemp(
         dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
     )
@@ -140,7 +140,7 @@ def _export_fp32(path: Path) -> None:
 
     # Eager attention exports as plain MatMul/Softmax, which every ONNX Runtime fuses and
     # quantises; SDPA would export as a larger, less optimisable subgraph.
-    transformers_logging.disable_progress_bar()  # no bar in service logs
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no bar in logs
     bert = AutoModel.from_pretrained(str(model_path()), attn_implementation="eager").eval()
 
     class PooledBert(torch.nn.Module):
@@ -150,7 +150,7 @@ def _export_fp32(path: Path) -> None:
             super().__init__()
             self.bert = bert
 
-        def forward(self, input_ids, attention_mask):
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
             hidden = self.bert(
                 input_ids=input_ids,
                 attention_mask=attention_mask,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-import bibtexparser
 from bibtexparser import middlewares
+from bibtexparser.entrypoint import parse_string
 from bibtexparser.model import (
     DuplicateBlockKeyBlock,
     DuplicateFieldKeyBlock,
@@ -81,7 +81,7 @@ def _entry(entry: Entry) -> LibraryEntry:
         doi=doi,
         venue=latex_to_text(venue) if venue else None,
         attachments=attachments,
-        line=entry.start_line + 1,
+        line=entry.start_line + 1 if entry.start_line is not None else None,
     )
 
 
@@ -98,7 +98,7 @@ def _problem(block: ParsingFailedBlock) -> LibraryProblem:
 
 
 def parse_bibtex(text: str) -> Library:
-    library = bibtexparser.parse_string(text, append_middleware=[middlewares.SeparateCoAuthors()])
+    library = parse_string(text, append_middleware=[middlewares.SeparateCoAuthors()])
     problems = [_problem(block) for block in library.failed_blocks]
     entries: list[LibraryEntry] = []
     for entry in library.entries:
@@ -106,7 +106,10 @@ def parse_bibtex(text: str) -> Library:
             entries.append(_entry(entry))
         except Exception as exc:  # one odd entry must not cost the rest of the library
             problems.append(
-                LibraryProblem(line=entry.start_line + 1, message=f"entry {entry.key!r}: {exc}")
+                LibraryProblem(
+                    line=entry.start_line + 1 if entry.start_line is not None else None,
+                    message=f"entry {entry.key!r}: {exc}",
+                )
             )
     problems.sort(key=lambda p: p.line or 0)
     return Library(format=BIBTEX, entries=entries, problems=problems)

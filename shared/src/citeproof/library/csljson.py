@@ -30,7 +30,7 @@ def _surname(person: Any) -> str:
     return str(person.get("literal") or "").strip()
 
 
-def _year(item: dict) -> int | None:
+def _year(item: dict[str, Any]) -> int | None:
     for field in ("issued", "original-date", "submitted"):
         value = item.get(field)
         if isinstance(value, dict):
@@ -42,7 +42,7 @@ def _year(item: dict) -> int | None:
     return None
 
 
-def csl_item_entry(item: dict, used: set[str], line: int | None = None) -> LibraryEntry:
+def csl_item_entry(item: dict[str, Any], used: set[str], line: int | None = None) -> LibraryEntry:
     """One CSL-JSON item as a library entry; `used` keeps keys unique within one library."""
     authors = [s for s in (_surname(p) for p in item.get("author") or []) if s]
     if not authors:

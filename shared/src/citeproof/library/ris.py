@@ -7,6 +7,7 @@ number is kept) so a broken record is reported by line and the others are still 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import rispy
 
@@ -35,7 +36,7 @@ def _records(text: str) -> list[tuple[int, str]]:
     ]
 
 
-def _first(record: dict, keys: tuple[str, ...]) -> str | None:
+def _first(record: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     for key in keys:
         value = record.get(key)
         if isinstance(value, list):
@@ -45,7 +46,7 @@ def _first(record: dict, keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _entry(record: dict, line: int, used: set[str]) -> LibraryEntry:
+def _entry(record: dict[str, Any], line: int, used: set[str]) -> LibraryEntry:
     authors: list[str] = []
     for key in _AUTHOR_KEYS:
         if record.get(key):

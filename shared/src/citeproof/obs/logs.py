@@ -37,7 +37,7 @@ def configure_logging(service: str, settings: ObservabilitySettings | None = Non
     level = logging.getLevelName(settings.log_level.upper())
     if not isinstance(level, int):
         level = logging.INFO
-    shared = [
+    shared: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),

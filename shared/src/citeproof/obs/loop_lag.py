@@ -37,7 +37,7 @@ class LoopLagWatch:
             "The worst event-loop lag seen since the process started.",
             registry=registry,
         )
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         if self._task is None or self._task.done():

@@ -28,7 +28,7 @@ class GroupCompleter:
         self._sql = stage.sql(_sql.COMPLETE_GROUP)
         self._worker_id = worker_id
         self._pending: list[Pending] = []
-        self._flusher: asyncio.Task | None = None
+        self._flusher: asyncio.Task[None] | None = None
 
     async def complete(self, claim_token: object, row: asyncpg.Record | None = None) -> bool | None:
         """True when the fence held and the row is now `succeeded`; None when the task must

@@ -27,7 +27,7 @@ UNRECORDED = "unrecorded"
 def retry_delay(attempt: int, settings: QueueSettings) -> float:
     """Exponential backoff with jitter: spreads retries of a burst of failures apart."""
     ceiling = min(settings.backoff_max_s, settings.backoff_base_s * 2 ** max(attempt - 1, 0))
-    return ceiling * random.uniform(0.5, 1.0)
+    return float(ceiling * random.uniform(0.5, 1.0))
 
 
 async def execute(ctx: TaskContext, settings: QueueSettings) -> str:

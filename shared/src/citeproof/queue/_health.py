@@ -27,7 +27,8 @@ class HealthServer:
     @property
     def port(self) -> int:
         assert self._server is not None
-        return self._server.sockets[0].getsockname()[1]
+        port: int = self._server.sockets[0].getsockname()[1]
+        return port
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._handle, self._host, self._port)

@@ -44,7 +44,7 @@ class Listener:
         self._reconnect_max_s = reconnect_max_s
         self._conn: asyncpg.Connection | None = None
         self._lost = asyncio.Event()
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
         # Test hook: when False, notifications are dropped (simulates lost NOTIFYs).
         self.deliver = True

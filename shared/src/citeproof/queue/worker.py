@@ -104,7 +104,7 @@ class _StageRunner:
     settings: QueueSettings
     completer: GroupCompleter
     wake: asyncio.Event = field(default_factory=asyncio.Event)
-    in_flight: dict[object, tuple[asyncio.Task, TaskContext]] = field(default_factory=dict)
+    in_flight: dict[object, tuple[asyncio.Task[None], TaskContext]] = field(default_factory=dict)
     # When the claim loop last went round (monotonic), for /healthz.
     last_tick: float = field(default_factory=time.monotonic)
 
@@ -162,7 +162,7 @@ class Worker:
                 reconnect_max_s=self.settings.listener_reconnect_max_s,
             )
         self._stopping = asyncio.Event()
-        self._background: list[asyncio.Task] = []
+        self._background: list[asyncio.Task[None]] = []
         # When the heartbeat and sweeper loops last went round (monotonic), for /healthz.
         self._heartbeat_tick = self._sweeper_tick = time.monotonic()
         self.health: HealthServer | None = None
