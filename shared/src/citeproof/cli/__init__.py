@@ -24,7 +24,7 @@ COMMAND_MODULES = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from citeproof.cli._version import version
+    from citeproof.version import version
 
     parser = argparse.ArgumentParser(prog="citeproof", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"citeproof {version()}")

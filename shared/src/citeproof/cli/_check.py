@@ -40,8 +40,8 @@ from citeproof.cli._outcome import (
 from citeproof.cli._outputs import FORMATS, Output, OutputError, plan_outputs, to_csv, to_json
 from citeproof.cli._progress import Progress
 from citeproof.cli._sarif import to_sarif
-from citeproof.cli._version import version
 from citeproof.pipeline import DEFAULT_FAIL_ON, FAIL_ON_GROUPS
+from citeproof.version import version
 
 API_URL_ENV = "CITEPROOF_API_URL"
 # `--token` alone means an API on this machine (e.g. a running `citeproof dev`).

@@ -6,6 +6,8 @@ API's /metrics, so that N replicas don't report N copies of the same number.
 
 from prometheus_client import Counter, Gauge, Histogram
 
+from citeproof.obs.build_info import register_build_info
+
 TASK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 TASKS_CLAIMED = Counter(
@@ -49,3 +51,5 @@ TERMINAL_HOOK_FAILURES = Counter(
 LISTENER_RECONNECTS = Counter(
     "citeproof_listener_reconnects", "Times the LISTEN connection was re-established."
 )
+# Exported next to the runtime's metrics by every worker process.
+BUILD_INFO = register_build_info()

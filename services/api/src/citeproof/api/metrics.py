@@ -19,6 +19,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from citeproof.api.workers import live_workers_by_service
+from citeproof.obs.build_info import register_build_info
 from citeproof.obs.loop_lag import LoopLagWatch
 from citeproof.pipeline import STAGE_TABLES
 
@@ -92,6 +93,7 @@ class ApiMetrics:
         )
         self.queues = QueueCollector()
         self.registry.register(self.queues)
+        register_build_info(self.registry)
         # Started by the first request (it needs the app's running loop); it ends with it.
         self.loop_lag = LoopLagWatch(registry=self.registry)
 

@@ -1,4 +1,4 @@
-"""The installed version, for `citeproof --version` and the reports' tool metadata."""
+"""The installed version: `citeproof --version`, SARIF tool metadata, citeproof_build_info."""
 
 from __future__ import annotations
 
