@@ -9,6 +9,7 @@ the migrations already recorded and applies nothing.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +50,30 @@ class Migration:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
 
+# The `citeproof` distribution ships migrations/*.sql as this package's data.
+MIGRATIONS_PACKAGE = "citeproof.migrations"
+
+
+def _installed_migrations_dir() -> Path | None:
+    try:
+        spec = importlib.util.find_spec(MIGRATIONS_PACKAGE)
+    except ModuleNotFoundError:
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location)
+        if any(candidate.glob("0001_*.sql")):
+            return candidate
+    return None
+
+
 def default_migrations_dir() -> Path:
-    """The repository's migrations/ (editable installs) or /app/migrations (images)."""
+    """The installed `citeproof` distribution's package data (`pip install citeproof`), the
+    repository's migrations/ (editable installs) or /app/migrations (images)."""
+    installed = _installed_migrations_dir()
+    if installed is not None:
+        return installed
     here = Path(__file__).resolve()
     for parent in here.parents:
         candidate = parent / "migrations"
