@@ -14,6 +14,11 @@ SETUP_STAMP := $(VENV)/.setup-stamp
 SETUP_INPUTS := $(CONSTRAINTS) requirements/dev.txt requirements/parser-extra.txt \
 	shared/pyproject.toml $(wildcard services/*/pyproject.toml)
 
+# The real data (papers, Check-COVID, ...) is read in place, never copied into the repository;
+# every benchmark finds it through this one variable (bench/common.py reads the export).
+DATA_DIR ?= ../shared/data
+export CITEPROOF_DATA_DIR := $(abspath $(DATA_DIR))
+
 export DO_NOT_TRACK := 1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1

@@ -1,8 +1,8 @@
 """Small helpers shared by the benchmarks: a throwaway PostgreSQL, percentiles, a result table
 with ratios to a baseline, and the JSON file each benchmark writes into bench/results/.
 
-Import it from a script in bench/ as ``import common`` (a script's own directory is on
-sys.path).
+Benchmarks run as modules from the repository root (``python -m bench.<name>``) and import
+this as ``from bench import common``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,13 @@ from pathlib import Path
 
 from citeproof.db.embedded import EmbeddedPostgres
 
-RESULTS_DIR = Path(__file__).resolve().parent / "results"
+REPO_ROOT = Path(__file__).resolve().parents[1]
+RESULTS_DIR = REPO_ROOT / "bench" / "results"
+# The one place the benchmarks find the real data (read in place, never copied into the repo):
+# `CITEPROOF_DATA_DIR` (the Makefile's DATA_DIR exports it), else ../shared/data beside the repo.
+DATA_DIR = Path(os.environ.get("CITEPROOF_DATA_DIR") or REPO_ROOT.parent / "shared" / "data")
+PAPERS_DIR = DATA_DIR / "papers"
+CHECKCOVID_DIR = DATA_DIR / "checkcovid"
 
 
 @contextlib.contextmanager

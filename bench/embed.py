@@ -38,8 +38,8 @@ from citeproof.embeddings.factory import build_embedder
 from citeproof.embeddings.settings import EmbeddingSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PAPERS = REPO_ROOT.parent / "shared" / "data" / "papers"
-CHECKCOVID = REPO_ROOT.parent / "shared" / "data" / "checkcovid"
+PAPERS = common.PAPERS_DIR
+CHECKCOVID = common.CHECKCOVID_DIR
 BASELINE = "torch-fp32"
 VARIANTS: dict[str, dict[str, str]] = {
     BASELINE: {"runtime": "torch"},

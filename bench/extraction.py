@@ -37,6 +37,7 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 import msgspec
 from rapidfuzz import fuzz
 
+from bench import common
 from citeproof.contracts.thesis import Reference, SourceMeta, ThesisAnalysis
 from citeproof.linking import link_references
 from citeproof.parser.thesis import analyze_thesis
@@ -44,7 +45,7 @@ from citeproof.text.names import name_key, surname_keys
 from citeproof.text.normalize import fold_diacritics
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_FOLDER = ROOT.parent / "shared" / "data" / "papers"
+DEFAULT_FOLDER = common.PAPERS_DIR
 RESULTS = ROOT / "bench" / "results" / "extraction.json"
 # Normalised characters of context used to locate a key marker in our text, longest first.
 CONTEXT_LENGTHS = (40, 25, 12)

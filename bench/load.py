@@ -7,7 +7,7 @@ recorded; any 5xx, transport error or unexpected status counts as an error.
 
 Baseline, measured in the same run: one client alone. Writes bench/results/load.json.
 
-    python bench/load.py [--clients 20] [--seconds 120]
+    python -m bench.load [--clients 20] [--seconds 120]
 """
 
 from __future__ import annotations
@@ -23,14 +23,12 @@ from pathlib import Path
 
 import httpx
 
+from bench import common
+from citeproof.auth import create_token, create_user
+from citeproof.db.migrate import apply_migrations
+from citeproof.devstack import DevStack
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
-
-import common  # noqa: E402
-
-from citeproof.auth import create_token, create_user  # noqa: E402
-from citeproof.db.migrate import apply_migrations  # noqa: E402
-from citeproof.devstack import DevStack  # noqa: E402
 
 POLL_INTERVAL_S = 1.5
 RUN_TIMEOUT_S = 600.0

@@ -16,8 +16,8 @@ Builds a 100+ page PDF at run time by concatenating the real papers in ../shared
 4. citeproof, `thesis_path_pages_per_s`: the same PDF uploaded as a thesis, whose chunks are
    stored without embeddings by design (ADR 0003) — reported separately, never as the headline.
 
-Writes bench/results/parse.json and prints a table. Usage (from the repository root, as a module
-because bench/queue.py would shadow the stdlib's queue): python -m bench.parse [--processes 2]
+Writes bench/results/parse.json and prints a table. Usage (from the repository root):
+python -m bench.parse [--processes 2]
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ from pathlib import Path
 import pikepdf
 import pypdfium2 as pdfium
 
+from bench import common
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PAPERS = REPO_ROOT.parent / "shared" / "data" / "papers"
+PAPERS = common.PAPERS_DIR
 RESULTS = REPO_ROOT / "bench" / "results" / "parse.json"
 MIN_PAGES = 100
 TARGET_PAGES_PER_S = 15.0
@@ -52,8 +54,7 @@ UNSTRUCTURED_SAMPLE_PAGES = 24
 def build_pdf(min_pages: int = MIN_PAGES) -> tuple[bytes, str]:
     sources = sorted(PAPERS.glob("*.pdf")) if PAPERS.is_dir() else []
     if not sources:
-        sys.path.insert(0, str(REPO_ROOT))
-        from tests.unit.test_parser_files import make_pdf, paper_pages
+        from citeproof.pdfgen.plain import make_pdf, paper_pages
 
         return make_pdf(paper_pages(min_pages + 20)), "generated"
     out = pikepdf.new()

@@ -45,9 +45,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-# bench/ holds scripts named like stdlib modules (bench/queue.py): keep it off the import path.
-if sys.path and Path(sys.path[0] or ".").resolve() == Path(__file__).parent.resolve():
-    sys.path.pop(0)
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -56,6 +53,7 @@ import asyncpg
 import msgspec
 import numpy as np
 
+from bench import common
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
@@ -68,7 +66,7 @@ from citeproof.retriever.settings import RetrieverSettings
 from citeproof.text.normalize import comparison_key
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DIR = REPO_ROOT.parent / "shared" / "data" / "checkcovid"
+DEFAULT_DIR = common.CHECKCOVID_DIR
 RESULTS = REPO_ROOT / "bench" / "results" / "retrieval.json"
 KS = (1, 3, 5)
 HIT_OVERLAP = 0.8

