@@ -5,8 +5,8 @@
 # installs torch and the rest from the registry; not part of `make test`).
 .PHONY: dist test-dist
 
-dist: setup
+dist: setup ## build the wheels of the five packages and the citeproof distribution into dist/
 	$(PY) deploy/pypi/build.py --out dist
 
-test-dist: setup
+test-dist: setup ## install the built distributions into a fresh venv and run citeproof check there
 	CITEPROOF_TEST_DIST=1 $(PY) -m pytest -q -m dist tests/distribution
