@@ -65,6 +65,9 @@ WHERE state IN ('queued', 'running') AND status = 'waiting_for_documents'
 RETURNING id
 """
 
+# The document's kind, read under its row lock in the completing transaction.
+_LOCK_DOCUMENT_KIND = "SELECT kind FROM documents WHERE id = $1 FOR UPDATE"
+
 _LINKED_AS_SOURCE = """
 SELECT EXISTS (SELECT 1 FROM session_sources WHERE document_id = $1 AND kind = 'source')
 """
@@ -84,6 +87,10 @@ WITH expired AS (
 UPDATE parse_items AS p SET file_bytes = NULL FROM expired WHERE p.id = expired.id
 """
 _STAGED_TTL_BATCH = 500
+
+
+class _KindChanged(Exception):
+    """The document's kind changed while its item was parsed under the old one."""
 
 
 class ParseService:
@@ -136,8 +143,20 @@ class ParseService:
         vectors = None
         if await self._needs_embeddings(ctx.pool, document):
             vectors = await aembed(get_embedder(), [chunk.text for chunk in parsed.chunks])
-        async with ctx.complete() as conn:
-            await store_document(conn, document["id"], document["user_id"], parsed, vectors)
+        try:
+            async with ctx.complete() as conn:
+                # The kind decides the analysis (a thesis gets its references and citations),
+                # and the API changes it when the same file is re-sent as the thesis while we
+                # parse. Read it again under the document's row lock, which the API's update
+                # takes too: if it moved, nothing is stored and the item is parsed again.
+                kind_now = await conn.fetchval(_LOCK_DOCUMENT_KIND, document["id"])
+                if kind_now != document["kind"]:
+                    raise _KindChanged(kind_now)
+                await store_document(conn, document["id"], document["user_id"], parsed, vectors)
+        except _KindChanged as changed:
+            ctx.log.info("parse.kind_changed", parsed_as=document["kind"], now=str(changed))
+            await ctx.snooze(0)  # no attempt charged: the item did nothing wrong
+            return
         ctx.log.info(
             "parse.stored",
             document_id=str(document["id"]),
