@@ -51,6 +51,15 @@ class Installed:
             check=False,
         )  # fmt: skip
 
+    def explain(self, result: subprocess.CompletedProcess) -> str:
+        """The command's stderr and the end of every service log, for a failure message."""
+        logs = Path(self.env["XDG_DATA_HOME"]) / "citeproof" / "logs"
+        tails = [
+            f"--- {path.name}\n" + "".join(path.read_text(errors="replace").splitlines(True)[-15:])
+            for path in sorted(logs.glob("*.log"))
+        ]
+        return "\n".join([result.stderr, *tails])
+
 
 def _step(args: list[str], **kwargs) -> None:
     result = subprocess.run(args, capture_output=True, text=True, check=False, **kwargs)
@@ -107,7 +116,7 @@ def test_check_from_a_temporary_folder_finds_problems_and_writes_sarif_and_json(
 ) -> None:
     result = installed.run("check", "sample/thesis.md", "sample/sources", "--format", "sarif",
                            "--format", "json", "-o", "report")  # fmt: skip
-    assert result.returncode == 1, result.stderr
+    assert result.returncode == 1, installed.explain(result)
     assert "Traceback" not in result.stderr
     sarif = json.loads((installed.work / "report.sarif").read_text())
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(sarif)
@@ -120,6 +129,6 @@ def test_check_from_a_temporary_folder_finds_problems_and_writes_sarif_and_json(
 
 def test_check_without_sources_exits_3_with_a_reason(installed: Installed) -> None:
     result = installed.run("check", "sample/thesis.md", "-f", "json", "-o", "alone.json")
-    assert result.returncode == 3, result.stderr
+    assert result.returncode == 3, installed.explain(result)
     assert "nothing could be checked" in result.stdout
     assert "could be linked to an uploaded source" in result.stdout
