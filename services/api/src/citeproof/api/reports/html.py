@@ -1,7 +1,9 @@
 """The standalone HTML report: one self-contained page (inline CSS and a tiny filter script).
 
-Every string that comes from a user or a source document goes through `_e` (html.escape with
-quotes), including inside attributes; the only script is static and reads data attributes.
+The page is the autoescaping Jinja2 template `templates/report.html`: every value that comes
+from a user or a source document is escaped by default, attributes included; only the static
+style, script and policy below are marked safe. The only script is static and reads data
+attributes.
 The inline script and style are constants, so the Content-Security-Policy allows them by hash
 (the API's header, and a meta tag for a copy saved to disk); the page has no inline `style=` or
 event-handler attributes, which a strict policy would block.
@@ -9,8 +11,10 @@ event-handler attributes, which a strict policy would block.
 
 from __future__ import annotations
 
-import html
 from datetime import UTC
+
+import jinja2
+from markupsafe import Markup
 
 from citeproof.api.headers import content_security_policy
 from citeproof.api.reports.labels import (
@@ -19,21 +23,9 @@ from citeproof.api.reports.labels import (
     PENDING_COLOURS,
     label_name,
 )
-from citeproof.api.reports.schemas import PROBLEM_LABELS, Report, ReportCitation
-
-
-def _e(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
-
+from citeproof.api.reports.schemas import PROBLEM_LABELS, Report
 
 _PENDING_CLASS = "pending"
-
-
-def _badge(label: str | None) -> str:
-    # Labels are identifiers from a closed set, so they can name CSS classes; anything else
-    # (a label this version does not know) gets the pending colours.
-    css_class = label if label in LABEL_COLOURS else _PENDING_CLASS
-    return f'<span class="badge badge-{css_class}">{_e(label_name(label))}</span>'
 
 
 def _badge_css() -> str:
@@ -98,79 +90,35 @@ INLINE_SCRIPTS = (_SCRIPT,)
 INLINE_STYLES = (_CSS,)
 
 
-def _citation_html(c: ReportCitation) -> str:
-    verdict = c.verdict
-    parts = [
-        f'<article class="citation" data-label="{_e(verdict.label if verdict else "pending")}">',
-        '<div class="row">',
-        f'<span class="num">#{c.ordinal}</span>',
-        f'<span class="marker">{_e(c.marker)}</span>',
-        _badge(verdict.label if verdict else None),
-    ]
-    if verdict is not None:
-        parts.append(f'<span class="conf">confidence {verdict.confidence:.2f}</span>')
-    parts.append("</div>")
-    page = f" · page {_e(c.page)}" if c.page is not None else ""
-    parts.append(f'<p class="claim">{_e(c.claim)}</p>')
-    source = "no uploaded source matched this reference"
-    if c.source is not None:
-        source = _e(c.source.title or c.source.filename)
-        if c.source.title:
-            source += f' <span class="small">({_e(c.source.filename)})</span>'
-    parts.append(
-        f'<div class="small">Reference [{_e(c.reference.label)}]{page} · Source: {source}</div>'
-    )
-    if verdict is not None:
-        if verdict.quote:
-            quote_page = (
-                f" (page {_e(verdict.quote_page)})" if verdict.quote_page is not None else ""
-            )
-            parts.append(f'<div class="label">Quote from the source{quote_page}</div>')
-            parts.append(f"<blockquote>{_e(verdict.quote)}</blockquote>")
-        if verdict.rationale:
-            parts.append(f'<div class="small"><b>Why:</b> {_e(verdict.rationale)}</div>')
-        if verdict.downgrade_reason:
-            parts.append(f'<div class="small"><b>Note:</b> {_e(verdict.downgrade_reason)}</div>')
-    if c.candidates:
-        parts.append(
-            '<div class="label">No entry matches this marker; closest entries (not linked)</div>'
-        )
-        parts.append(
-            '<ul class="candidates">'
-            + "".join(
-                f'<li class="small"><b>[{_e(entry.label)}]</b> {_e(entry.raw)}</li>'
-                for entry in c.candidates
-            )
-            + "</ul>"
-        )
-    extra = []
-    if c.reference.raw:
-        extra.append(f'<div class="small"><b>Reference entry:</b> {_e(c.reference.raw)}</div>')
-    if c.context:
-        extra.append(f'<div class="small"><b>Context:</b> {_e(c.context)}</div>')
-    if verdict is not None:
-        model = f" / {_e(verdict.model)}" if verdict.model else ""
-        extra.append(f'<div class="small"><b>Judge:</b> {_e(verdict.backend)}{model}</div>')
-    if extra:
-        parts.append("<details><summary>More</summary>" + "".join(extra) + "</details>")
-    parts.append("</article>")
-    return "".join(parts)
+def _badge_class(label: str | None) -> str:
+    # Labels are identifiers from a closed set, so they can name CSS classes; anything else
+    # (a label this version does not know) gets the pending colours.
+    return label if label in LABEL_COLOURS else _PENDING_CLASS
+
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("citeproof.api", "templates"),
+    # On for every template: a value is escaped unless Python marked it safe.
+    autoescape=True,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
+# Static constants, not data: emitted verbatim so their CSP hashes match.
+_STATIC = {
+    "css": Markup(_CSS),
+    "script": Markup(_SCRIPT),
+    "policy": Markup(SAVED_REPORT_POLICY),
+}
 
 
 def render_html(report: Report) -> str:
-    thesis = report.thesis
-    title = thesis.title or thesis.filename
     counts = report.summary.counts
-    cards = [
-        f'<button class="card" data-filter="all"><b>{report.summary.total}</b>'
-        "<small>citations</small></button>"
+    cards = [{"filter": "all", "count": report.summary.total, "name": "citations"}]
+    cards += [
+        {"filter": label, "count": n, "name": LABEL_NAMES.get(label, label)}
+        for label, n in counts.items()
+        if n
     ]
-    for label, n in counts.items():
-        if n:
-            cards.append(
-                f'<button class="card" data-filter="{_e(label)}"><b>{n}</b>'
-                f"<small>{_e(LABEL_NAMES.get(label, label))}</small></button>"
-            )
     problems = sum(counts.get(label, 0) for label in PROBLEM_LABELS)
     headline = (
         f"{problems} of {report.summary.total} citations need attention "
@@ -178,30 +126,15 @@ def render_html(report: Report) -> str:
         if problems
         else f"No citation among {report.summary.total} was found contradicted or unsupported."
     )
-    created = report.run.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    body = "".join(_citation_html(c) for c in report.citations) or (
-        '<p class="small">No citations were found in this document.</p>'
+    return _TEMPLATES.get_template("report.html").render(
+        **_STATIC,
+        title=report.thesis.title or report.thesis.filename,
+        thesis=report.thesis,
+        run=report.run,
+        created=report.run.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        headline=headline,
+        cards=cards,
+        citations=report.citations,
+        badge_class=_badge_class,
+        label_name=label_name,
     )
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{SAVED_REPORT_POLICY}">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<title>citeproof report — {_e(title)}</title>
-<style>{_CSS}</style></head>
-<body>
-<header><div class="wrap">
-<div class="brand">citeproof · citation report</div>
-<h1>{_e(title)}</h1>
-<p class="headline">{_e(headline)}</p>
-<div class="meta">{_e(thesis.filename)} · run {_e(report.run.id)} · {_e(report.run.status)}
- · {_e(created)}</div>
-</div></header>
-<main class="wrap">
-<div class="cards">{"".join(cards)}</div>
-{body}
-</main>
-<footer class="wrap">Generated by citeproof. Verdicts are machine judgements with the quoted
-evidence; read the quote before relying on a verdict.</footer>
-<script>{_SCRIPT}</script>
-</body></html>
-"""
