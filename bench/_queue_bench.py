@@ -32,17 +32,17 @@ from pathlib import Path
 from typing import Protocol
 
 import asyncpg
-import common
-from _queue_citeproof import (
+
+from bench import common
+from bench._queue_citeproof import (
     CiteproofHandoffSystem,
     CiteproofSystem,
     CiteproofWithGroupHookSystem,
     CiteproofWithHookSystem,
 )
-from _queue_pgqueuer import PgqueuerSystem, UnboundedPgqueuerSystem
-from _queue_procrastinate import ProcrastinateSystem
-from _queue_raw import RawSqlSystem, RawSqlWithHookSystem
-
+from bench._queue_pgqueuer import PgqueuerSystem, UnboundedPgqueuerSystem
+from bench._queue_procrastinate import ProcrastinateSystem
+from bench._queue_raw import RawSqlSystem, RawSqlWithHookSystem
 from citeproof.obs.logs import configure_logging
 from citeproof.obs.settings import ObservabilitySettings
 

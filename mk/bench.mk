@@ -18,4 +18,4 @@ bench: setup ## every benchmark, one after another (bench/results/*.json)
 # on one fresh embedded PostgreSQL; options: `make bench-queue BENCH_QUEUE_ARGS="--tasks 20000"`.
 BENCH_QUEUE_ARGS ?=
 bench-queue: setup ## queue throughput: citeproof vs pgqueuer, procrastinate, raw SKIP LOCKED
-	$(PY) bench/bench_queue.py $(BENCH_QUEUE_ARGS)
+	$(PY) -m bench.bench_queue $(BENCH_QUEUE_ARGS)
