@@ -33,8 +33,19 @@ def test_the_same_claim_reads_the_same_in_numeric_and_author_year_styles():
     author_year = _checked(AUTHOR_YEAR)
     assert numeric[0] == author_year[0] == "Masks reduce household transmission by a third."
     assert numeric[1] == author_year[2] == "Ventilation matters too."
-    # A narrative marker goes with its author names; the sentence keeps the rest.
-    assert author_year[-1] == "Showed that masks reduce household transmission by a third."
+    # A narrative marker goes with its author names and the "showed that" it leads into.
+    assert author_year[-1] == "Masks reduce household transmission by a third."
+
+
+def test_a_narrative_lead_is_dropped_and_the_rest_is_kept():
+    claim = "As Smith et al. (2020) showed, masks work at home."
+    assert checked_claim(claim, [(3, 22)]) == "Masks work at home."
+    claim = "Smith (2020) has recently found that masks work."
+    assert checked_claim(claim, [(0, 12)]) == "Masks work."
+    claim = "According to Smith (2020), masks work."
+    assert checked_claim(claim, [(13, 25)]) == "Masks work."
+    claim = "Smith (2020) recently found that masks work, unlike Jones (2019)."
+    assert checked_claim(claim, [(0, 12), (52, 64)]) == "Masks work, unlike."
 
 
 def test_orphaned_separators_are_tidied():

@@ -18,6 +18,19 @@ from citeproof.text.normalize import collapse_whitespace
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
 # Separators orphaned by removed markers: "streets [1], [2]." -> "streets , ." -> "streets."
 _ORPHAN_SEPARATORS = re.compile(r"(?<=[,;:])[,;:]+|[,;:]+(?=[.!?]|$)")
+# What a narrative marker's sentence opens with once the names are gone: "showed that",
+# "have reported that", "recently found that"; "As ... showed," in front of the claim.
+_REPORTING_VERBS = (
+    r"(?:show|find|found|report|demonstrate|observe|note|conclude|argue|suggest|estimate|"
+    r"confirm|establish|indicate|state|claim|propose|describe|explain|reveal|prove)(?:s|ed|n)?"
+)
+_REPORTING_LEAD = re.compile(
+    rf"^(?:according\s+to\s*,\s*|(?:as\s+)?(?:\w+ly\s+)?(?:(?:have|has|had)\s+)?(?:\w+ly\s+)?"
+    rf"{_REPORTING_VERBS}(?:\s+that\s+|\s*,\s*))",
+    re.IGNORECASE,
+)
+# Words that may precede a narrative marker opening the claim: "As Smith (2020) showed, ...".
+_BEFORE_OPENING_MARKER = re.compile(r"\s*(?:as|according\s+to)?\s*", re.IGNORECASE)
 # A separator left at the start: "(Smith, 2020), masks work" -> ", masks work".
 _LEADING_SEPARATOR = re.compile(r"^[\s,;:]+")
 
@@ -49,7 +62,7 @@ def checked_claim(claim: str, marker_spans: Iterable[tuple[int, int]]) -> str:
     for start, end in _merged(claim, marker_spans):
         if end <= cursor:
             continue
-        if not claim[:start].strip():
+        if not pieces and _BEFORE_OPENING_MARKER.fullmatch(claim, 0, start):
             opened_with_marker = True
         pieces.append(claim[cursor : max(cursor, start)])
         cursor = max(cursor, end)
@@ -58,6 +71,9 @@ def checked_claim(claim: str, marker_spans: Iterable[tuple[int, int]]) -> str:
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)
     text = _ORPHAN_SEPARATORS.sub("", text)
     text = _LEADING_SEPARATOR.sub("", text)
-    if opened_with_marker and text[:1].islower():
-        text = text[:1].upper() + text[1:]
+    if opened_with_marker:
+        # "Smith (2020) showed that masks work" claims that masks work.
+        text = _REPORTING_LEAD.sub("", text, count=1)
+        if text[:1].islower():
+            text = text[:1].upper() + text[1:]
     return text
