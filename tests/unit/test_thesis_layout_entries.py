@@ -147,3 +147,25 @@ def test_the_last_entry_keeps_its_doi_on_a_line_of_its_own():
     )
     (reference,) = analyze_thesis(text, [0]).references
     assert reference.doi == "10.5555/w0"
+
+
+def test_inside_a_laid_out_list_only_an_entry_start_opens_a_block():
+    from citeproof.parser.layout import lines_to_blocks
+
+    first = "Sato, H. and Kim, W. 2022. Factors Associated With Mental Health Outcomes Among"
+    second = "García, A. and Novak, P. (2020). Masks at home and in the wider household setting."
+    continuation = "Exposed to Coronavirus Disease 2019. BMJ Open 32, 221–562."
+    pages = [
+        ["References", first, "Health Care Workers"],
+        [continuation, second, "Journal 3, 1–9.", "https://doi.org/10.5555/w0"],
+    ]
+    blocks = lines_to_blocks(pages, [[first], [second]])
+    assert [(block.text, block.continues) for block in blocks] == [
+        ("References", False),
+        (f"{first} Health Care Workers", False),
+        # The page broke the entry: its continuation is joined, never a new entry.
+        (continuation, True),
+        (f"{second} Journal 3, 1–9.", False),
+        # A short last line ended the block early: the DOI still belongs to the entry.
+        ("https://doi.org/10.5555/w0", True),
+    ]

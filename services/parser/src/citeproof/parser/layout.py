@@ -214,6 +214,10 @@ def lines_to_blocks(
     layout (`reference_layout`); each starts a block, whatever the punctuation before it.
     """
     blocks: list[Block] = []
+    # Inside a reference list whose entry starts the layout told, a block that does not open at
+    # one continues the entry before it (a page or column broke it, or a short line ended a
+    # block early, "... 208-425." before its DOI line): an entry is never cut there.
+    in_entries = False
     for page_number, lines in enumerate(pages, start=1):
         starts = (
             set(entry_starts[page_number - 1])
@@ -224,22 +228,22 @@ def lines_to_blocks(
         current: list[str] = []
         kind = PARAGRAPH
         first_on_page = True
+        opened_at_start = False
 
         def flush(current: list[str] = current, page_number: int = page_number) -> None:
-            nonlocal kind, first_on_page
+            nonlocal kind, first_on_page, opened_at_start
             if not current:
                 return
             text = _join(current)
-            continues = (
-                first_on_page
-                and kind == PARAGRAPH
-                and bool(blocks)
-                and blocks[-1].kind == PARAGRAPH
-                and not _TERMINAL.search(blocks[-1].text)
-                and text[:1].islower()
+            follows_paragraph = kind == PARAGRAPH and bool(blocks) and blocks[-1].kind == PARAGRAPH
+            continues = follows_paragraph and (
+                (first_on_page and not _TERMINAL.search(blocks[-1].text) and text[:1].islower())
+                # Read at call time, within the iteration that calls it: the current state.
+                or (in_entries and not opened_at_start)  # noqa: B023
             )
             blocks.append(Block(kind, text, page_number, continues))
             first_on_page = False
+            opened_at_start = False
             current.clear()
             kind = PARAGRAPH
 
@@ -247,6 +251,7 @@ def lines_to_blocks(
         for line in lines:
             if _is_heading(line, previous_ended, typical) and line not in starts:
                 flush()
+                in_entries = False
                 blocks.append(Block(HEADING, line, page_number))
                 first_on_page = False
                 previous_ended = True
@@ -256,6 +261,7 @@ def lines_to_blocks(
                 kind = CAPTION if _CAPTION.match(line) else LIST_ITEM
             elif line in starts:
                 flush()
+                opened_at_start = in_entries = True
             current.append(line)
             ended = bool(_TERMINAL.search(line))
             if ended and len(line) < typical * SHORT_LINE_SHARE:

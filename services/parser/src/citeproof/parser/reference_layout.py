@@ -30,6 +30,8 @@ INDENT_TOLERANCE_PT = 1.5
 # heading or text after the list. The entries' size is read from the first lines after the heading.
 SIZE_STEP_PT = 0.8
 SIZE_SAMPLE_LINES = 20
+# Lines read together when judging from text whether a line opens an entry.
+LINES_READ_FOR_A_START = 3
 # Lines that must share a left position for it to be a column's edge.
 MIN_LINES_AT_EDGE = 2
 # An indent deeper than this is not a hanging indent (a centred line, a table).
@@ -164,13 +166,29 @@ def _gap_starts(region: list[_Line]) -> set[int] | None:
 
 
 def _text_starts(region: list[_Line]) -> set[int]:
-    """Lines that open like an entry after a line that can end one (the punctuation rule)."""
+    """Lines that open like an entry after a line that can end one (the punctuation rule).
+
+    The line is read with the few after it: a long author list puts the year on the next line.
+    """
     return {
         index
-        for index, line in enumerate(region)
-        if looks_like_entry_start(line.text)
-        and (index == 0 or can_end_entry(region[index - 1].text))
+        for index in range(len(region))
+        if looks_like_entry_start(_with_following(region, index))
+        and (index == 0 or _previous_can_end(region, index))
     }
+
+
+def _previous_can_end(region: list[_Line], index: int) -> bool:
+    """The line before ``index`` can end an entry; a URL broken over two lines ("https://
+    www.example.org/r" + "eports/1zbs") is read whole."""
+    previous = region[index - 1].text
+    if can_end_entry(previous):
+        return True
+    return index >= 2 and " " not in previous and can_end_entry(region[index - 2].text + previous)
+
+
+def _with_following(region: list[_Line], index: int) -> str:
+    return " ".join(line.text for line in region[index : index + LINES_READ_FOR_A_START])
 
 
 def reference_entry_starts(
