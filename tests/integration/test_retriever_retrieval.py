@@ -272,7 +272,6 @@ async def test_the_document_index_is_built_off_the_event_loop(pool, monkeypatch)
     assert built_on == [False]  # built once, in a worker thread
 
 
-@pytest.mark.xfail(strict=True, reason="the index cache is keyed by (user, document) only")
 async def test_a_re_parsed_document_is_not_served_from_its_old_index(pool) -> None:
     user = await new_user(pool)
     document = await add_document(pool, user)

@@ -1,7 +1,8 @@
 """Per-process LRU of document indexes, bounded by an approximate memory budget and a TTL.
 
 Cache, not state: an entry is only ever a function of the `chunks` rows of one (user, document)
-pair, so losing the process loses nothing. The key includes the user: two users who uploaded the
+pair at one version (its parse time), so losing the process loses nothing. A newer version of a
+document replaces the older entries. The key includes the user: two users who uploaded the
 same bytes have separate documents and separate entries, and an entry is built only from rows
 filtered by its user.
 """
@@ -25,7 +26,7 @@ CACHE_BYTES = Gauge(
     "citeproof_retriever_index_cache_bytes", "Approximate memory held by cached indexes."
 )
 
-Key = tuple[Any, Any]
+Key = tuple[Any, Any, Any]  # (user, document, version)
 Loader = Callable[[], Awaitable[DocumentIndex]]
 
 
@@ -43,7 +44,10 @@ class IndexCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __contains__(self, key: Key) -> bool:
+    def __contains__(self, key: tuple[Any, ...]) -> bool:
+        """(user, document, version), or (user, document) for any version."""
+        if len(key) == 2:
+            return any(self._fresh(k) is not None for k in list(self._entries) if k[:2] == key)
         return self._fresh(key) is not None
 
     def clear(self) -> None:
@@ -61,8 +65,10 @@ class IndexCache:
             return None
         return entry
 
-    async def get(self, user_id: Any, document_id: Any, load: Loader) -> DocumentIndex:
-        key = (user_id, document_id)
+    async def get(
+        self, user_id: Any, document_id: Any, load: Loader, *, version: Any = None
+    ) -> DocumentIndex:
+        key = (user_id, document_id, version)
         entry = self._fresh(key)
         if entry is not None:
             self._entries.move_to_end(key)
@@ -85,6 +91,9 @@ class IndexCache:
         finally:
             self._building.pop(key, None)
         future.set_result(entry)
+        # Older versions of this document are never asked for again.
+        for stale in [k for k in self._entries if k[:2] == key[:2] and k != key]:
+            del self._entries[stale]
         self._entries[key] = entry
         self.enforce_budget()
         return entry

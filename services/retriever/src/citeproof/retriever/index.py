@@ -38,6 +38,9 @@ ORDER BY ordinal
 
 SELECT_PAGE_STARTS = "SELECT page_starts FROM documents WHERE id = $2 AND user_id = $1"
 
+# What the cached index of a document is a function of besides (user, document): its parse.
+SELECT_DOCUMENT_VERSION = "SELECT parsed_at FROM documents WHERE id = $2 AND user_id = $1"
+
 EmbedFn = Callable[[list[str]], Awaitable[np.ndarray]]
 
 

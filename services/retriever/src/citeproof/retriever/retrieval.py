@@ -22,7 +22,12 @@ from citeproof.contracts.chunks import EVIDENCE_ROLES
 from citeproof.retriever.bm25_terms import tokenize
 from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.fusion import fuse
-from citeproof.retriever.index import DocumentIndex, EmbedFn, load_index
+from citeproof.retriever.index import (
+    SELECT_DOCUMENT_VERSION,
+    DocumentIndex,
+    EmbedFn,
+    load_index,
+)
 from citeproof.retriever.settings import RetrieverSettings
 
 HYBRID: Final = "hybrid"
@@ -89,10 +94,16 @@ class Retriever:
 
     async def index(self, conn: Any, user_id: Any, document_id: Any) -> DocumentIndex:
         settings = self.settings
+        # The document's parse time is the cache entry's version: a document id parsed again
+        # (a retried failure, a source re-sent as the thesis) has new chunks. It is read
+        # before the chunks, so an entry is never older than its key; a parse committing in
+        # between only costs one more build at the next lookup.
+        version = await conn.fetchval(SELECT_DOCUMENT_VERSION, user_id, document_id)
         return await self.cache.get(
             user_id,
             document_id,
-            lambda: load_index(
+            version=version,
+            load=lambda: load_index(
                 conn,
                 user_id,
                 document_id,
