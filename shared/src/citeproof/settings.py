@@ -15,6 +15,7 @@ import os
 import types
 import typing
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 import msgspec
@@ -50,7 +51,7 @@ def load(
         candidates = [env_name(cls, field.name, p) for p in prefixes]
         candidates.append(env_name(cls, field.name))
         for name in candidates:
-            value = source.get(name)
+            value = _value(source, name)
             if value is not None and value != "":
                 raw[field.name] = _coerce(value, hints.get(field.name, field.type))
                 break
@@ -58,6 +59,25 @@ def load(
         return msgspec.convert(raw, cls, strict=False)
     except msgspec.ValidationError as exc:
         raise SettingsError(f"invalid setting for {cls.__name__}: {exc}") from exc
+
+
+# `NAME_FILE=/run/secrets/x` reads NAME from a file (Docker and Kubernetes secrets), so a
+# secret need not sit in the environment; NAME itself wins when both are set.
+FILE_SUFFIX = "_FILE"
+
+
+def _value(source: Mapping[str, str], name: str) -> str | None:
+    value = source.get(name)
+    if value is not None and value != "":
+        return value
+    path = source.get(name + FILE_SUFFIX)
+    if not path:
+        return value
+    try:
+        # One trailing newline is the file's, not the secret's.
+        return Path(path).read_text(encoding="utf-8").removesuffix("\n")
+    except OSError as exc:
+        raise SettingsError(f"{name}{FILE_SUFFIX}={path}: cannot read it ({exc})") from exc
 
 
 def _coerce(value: str, annotation: Any) -> Any:
@@ -118,3 +138,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Base class so that settings structs share configuration."""
 
     ENV_PREFIX: ClassVar[str] = "CITEPROOF_"
+    # Fields holding credentials: `citeproof config --env` offers their NAME_FILE form.
+    SECRET_FIELDS: ClassVar[frozenset[str]] = frozenset()

@@ -17,6 +17,8 @@ class DatabaseSettings(Settings, frozen=True, kw_only=True):
         "url": "DATABASE_URL",
         "listen_url": "LISTEN_DATABASE_URL",
     }
+    # URLs carry the password.
+    SECRET_FIELDS: ClassVar[frozenset[str]] = frozenset({"url", "listen_url"})
 
     url: Annotated[
         str | None,

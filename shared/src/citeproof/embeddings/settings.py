@@ -15,6 +15,7 @@ DEFAULT_THREADS = 1
 
 class EmbeddingSettings(Settings, frozen=True, kw_only=True):
     ENV_PREFIX: ClassVar[str] = "CITEPROOF_EMBEDDINGS_"
+    SECRET_FIELDS: ClassVar[frozenset[str]] = frozenset({"api_key"})
 
     backend: Annotated[
         Literal["local", "openai"],

@@ -28,6 +28,7 @@ class JudgeSettings(Settings, frozen=True, kw_only=True):
     """How verdicts are decided. Every field is ``CITEPROOF_JUDGE_<FIELD>``."""
 
     ENV_PREFIX: ClassVar[str] = "CITEPROOF_JUDGE_"
+    SECRET_FIELDS: ClassVar[frozenset[str]] = frozenset({"llm_api_key"})
 
     backend: Annotated[
         Literal["local", "llm"],
