@@ -76,3 +76,33 @@ async def enqueue(
         payload,
         count,
     )
+
+
+async def fresh_database(server_url: str, prefix: str) -> str:
+    """A new, migrated database on the session's server, for a test that must be alone in
+    the product's queue tables (the session database holds other tests' rows)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from citeproof.db.migrate import apply_migrations
+
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    parts = urlsplit(server_url)
+    conn = await asyncpg.connect(urlunsplit(parts._replace(path="/postgres")))
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    url = urlunsplit(parts._replace(path=f"/{name}"))
+    await apply_migrations(url)
+    return url
+
+
+async def drop_database(url: str) -> None:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    conn = await asyncpg.connect(urlunsplit(parts._replace(path="/postgres")))
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}" WITH (FORCE)')
+    finally:
+        await conn.close()
