@@ -63,6 +63,12 @@ _ABSTRACT_OPENING = re.compile(r"^abstract\s*[:.—–-]", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing)\s*\d+[.:]", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪‣∙·\-–*]|\(?[a-z0-9]{1,3}[.)])\s+")
 _TERMINAL = re.compile(r"[.!?:;)\]\"”’]$")
+# A paragraph ending like this stops in the middle of a sentence.
+_MID_SENTENCE_END = re.compile(r"(?:\b[a-z][a-z\-]*|,)$")
+# Footnotes are looked for in this many last lines of a page.
+FOOTNOTE_ZONE_LINES = 4
+# A footnote as extracted: its number, glued or not, then a capital or a link.
+_FOOTNOTE_BLOCK = re.compile(r"^\d{1,2}\s?(?:[A-Z]|https?://|www\.)")
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 
@@ -237,7 +243,7 @@ def lines_to_blocks(
             text = _join(current)
             follows_paragraph = kind == PARAGRAPH and bool(blocks) and blocks[-1].kind == PARAGRAPH
             continues = follows_paragraph and (
-                (first_on_page and not _TERMINAL.search(blocks[-1].text) and text[:1].islower())
+                (first_on_page and _breaks_off(blocks[-1].text, text))
                 # Read at call time, within the iteration that calls it: the current state.
                 or (in_entries and not opened_at_start)  # noqa: B023
             )
@@ -248,7 +254,12 @@ def lines_to_blocks(
             kind = PARAGRAPH
 
         previous_ended = True
-        for line in lines:
+        footnote_zone = len(lines) - FOOTNOTE_ZONE_LINES
+        for line_index, line in enumerate(lines):
+            if line_index >= footnote_zone and _FOOTNOTE_BLOCK.match(line) and current:
+                # A footnote at the page foot is a block of its own, never the end of the
+                # paragraph above it (see `_move_floats_out_of_sentences`).
+                flush()
             if _is_heading(line, previous_ended, typical) and line not in starts:
                 flush()
                 in_entries = False
@@ -271,21 +282,45 @@ def lines_to_blocks(
     return _move_floats_out_of_sentences(blocks)
 
 
+def _breaks_off(previous: str, following: str) -> bool:
+    """The paragraph ending a page stops mid-sentence and the next page's first block goes on
+    with it: "... spreading in Europe in" / "February 2020 [22]." (a lower-case last word or a
+    comma says so whatever the next word is; without them only a lower-case start does)."""
+    if _TERMINAL.search(previous):
+        return False
+    return following[:1].islower() or bool(_MID_SENTENCE_END.search(previous))
+
+
+def _is_float(block: Block, blocks: list[Block], index: int) -> bool:
+    """A caption, or a footnote ("12 See https://..." as the last block of its page), that
+    layout put between a sentence and its continuation."""
+    if block.kind == CAPTION:
+        return True
+    following = blocks[index + 1] if index + 1 < len(blocks) else None
+    return (
+        block.kind == PARAGRAPH
+        and bool(_FOOTNOTE_BLOCK.match(block.text))
+        and following is not None
+        and following.page > block.page
+    )
+
+
 def _move_floats_out_of_sentences(blocks: list[Block]) -> list[Block]:
     """A figure/table caption typeset in the middle of a paragraph ("... (e.g., Xiong et al.,"
-    / "Figure 1: ..." / "2017). We ...") is moved after the paragraph's continuation, which is
-    then joined to the paragraph so that the sentence and its citation stay whole."""
+    / "Figure 1: ..." / "2017). We ...") or a footnote at the foot of the page a sentence
+    breaks over is moved after the paragraph's continuation, which is then joined to the
+    paragraph so that the sentence and its citation stay whole."""
     out = list(blocks)
     index = 1
     while index < len(out) - 1:
         previous, current = out[index - 1], out[index]
         if (
-            current.kind == CAPTION
+            _is_float(current, out, index)
             and previous.kind == PARAGRAPH
             and not _TERMINAL.search(previous.text)
         ):
             follow = index + 1
-            while follow < len(out) and out[follow].kind == CAPTION:
+            while follow < len(out) and _is_float(out[follow], out, follow):
                 follow += 1
             if follow < len(out) and out[follow].kind == PARAGRAPH:
                 continuation = out[follow]
