@@ -33,7 +33,12 @@ import common  # noqa: E402 - bench/ is on sys.path; ROOT had to be added first
 from citeproof.db.migrate import apply_migrations  # noqa: E402
 from citeproof.db.pool import create_pool  # noqa: E402
 from citeproof.db.settings import DatabaseSettings  # noqa: E402
-from tests.integration.library_support import cases, run_case, services  # noqa: E402
+from tests.integration.library_support import (  # noqa: E402
+    cases,
+    new_user_headers,
+    run_case,
+    services,
+)
 
 RESULTS = ROOT / "bench" / "results" / "extraction.json"
 SECTION = "library_inputs"
@@ -54,9 +59,11 @@ async def measure(url: str, work: Path) -> dict[str, dict]:
     parser, retriever = services()
     records: dict[str, dict] = {}
     try:
+        # One user: the sample PDFs are parsed once and reused by every case's session.
+        headers = await new_user_headers(pool)
         for case in cases(work):
             started = time.perf_counter()
-            outcome = await run_case(case, pool, settings, parser, retriever)
+            outcome = await run_case(case, pool, settings, parser, retriever, headers)
             records[case.name] = {
                 **outcome.record,
                 "seconds": round(time.perf_counter() - started, 1),
@@ -70,9 +77,20 @@ async def measure(url: str, work: Path) -> dict[str, dict]:
     return records
 
 
+def style_matrix() -> dict[str, dict]:
+    """The references issue's style matrix with a library (item: matching a rendered thesis)."""
+    try:
+        from _library_styles import run_matrix_with_library
+    except ImportError as exc:  # the style-matrix renderer is not installed in this checkout
+        print(f"style matrix skipped: {exc}")
+        return {}
+    return run_matrix_with_library()
+
+
 def main() -> int:
     with common.fresh_postgres("citeproof-library-") as url, tempfile.TemporaryDirectory() as work:
         records = asyncio.run(measure(url, Path(work)))
+    records.update(style_matrix())
     path = merge_section(records)
     columns = [
         common.Column("references_found", "refs", 0),
@@ -83,11 +101,12 @@ def main() -> int:
     ]
     baseline = next(iter(records))
     common.print_table(records, columns, baseline, title=f"library inputs -> {path}")
-    return (
-        0
-        if all(r["wrong_links"] == 0 and r["link_accuracy"] == 1.0 for r in records.values())
-        else 1
+    # Wrong links are never acceptable; the fixtures must also link every citation (the style
+    # matrix's link accuracy also depends on marker detection, reported as measured).
+    fixtures_exact = all(
+        r["link_accuracy"] == 1.0 for name, r in records.items() if not name.startswith("style")
     )
+    return 0 if fixtures_exact and all(r["wrong_links"] == 0 for r in records.values()) else 1
 
 
 if __name__ == "__main__":

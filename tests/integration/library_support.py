@@ -140,10 +140,11 @@ async def run_case(
     db_settings: DatabaseSettings,
     parser: ParseService,
     retriever: RetrieverService,
+    headers: dict[str, str] | None = None,
 ) -> Outcome:
-    user_id = await create_user(pool, f"library-{uuid.uuid4().hex[:8]}")
-    _, token = await create_token(pool, user_id, "library inputs")
-    headers = {"Authorization": f"Bearer {token}"}
+    """One case in a session of its own. Pass the same user's `headers` to several cases and
+    their identical uploads (the sample PDFs) are parsed once: documents are per user."""
+    headers = headers or await new_user_headers(pool)
     app = create_app(ApiSettings(), db_settings=db_settings)
     async with AsyncTestClient(app=app, raise_server_exceptions=False) as client:
         response = await client.post("/v1/sessions", json={"name": case.name}, headers=headers)
@@ -166,6 +167,12 @@ async def run_case(
         'SELECT count(*) FROM "references" WHERE document_id = $1', uuid.UUID(thesis_id)
     )
     return score(case, rows, references)
+
+
+async def new_user_headers(pool: asyncpg.Pool) -> dict[str, str]:
+    user_id = await create_user(pool, f"library-{uuid.uuid4().hex[:8]}")
+    _, token = await create_token(pool, user_id, "library inputs")
+    return {"Authorization": f"Bearer {token}"}
 
 
 def score(case: Case, rows: list[dict], references_found: int) -> Outcome:

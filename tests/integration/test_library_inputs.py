@@ -22,7 +22,7 @@ from citeproof.db.settings import DatabaseSettings
 from citeproof.queue import run_once
 from tests.conftest import _with_database
 
-from .library_support import Case, cases, run_case, services
+from .library_support import Case, cases, new_user_headers, run_case, services
 
 pytestmark = pytest.mark.slow
 
@@ -75,11 +75,18 @@ CASE_NAMES = [
 ]
 
 
+# One user for every case, so the sample PDFs (identical bytes) are parsed once for the module.
+_USER: dict[str, dict[str, str]] = {}
+
+
 @pytest.mark.parametrize("name", CASE_NAMES)
 async def test_every_citation_links_to_the_intended_pdf(
     name, library_cases, lpool, library_db, stage_services
 ) -> None:
-    outcome = await run_case(library_cases[name], lpool, library_db, *stage_services)
+    if "headers" not in _USER:
+        _USER["headers"] = await new_user_headers(lpool)
+    case = library_cases[name]
+    outcome = await run_case(case, lpool, library_db, *stage_services, _USER["headers"])
     record = outcome.record
     assert outcome.wrong == [], outcome.wrong
     assert record["wrong_links"] == 0

@@ -1,0 +1,127 @@
+"""The style matrix of bench-extraction checked with its library: every rendering of the thesis
+(every citation style, PDF and DOCX) parsed as a user's rendered thesis, its reference entries
+matched to a library built from the same works (`citeproof.linking.library.find_entry`: DOI,
+title, authors + year), and each citation followed marker -> printed entry -> library entry.
+
+Scored against the renderer's key (which works each claim cites), independently of
+bench-extraction's own scoring:
+- references_found: printed entries the library matched (weak matches are not links).
+- marker_recall: key citations whose claim sentence holds at least one of our citations;
+  marker_precision: our citations that sit in a claim sentence of the key.
+- link_accuracy: key citations (claim, work) reached by one of our citations in that claim
+  through the library; wrong_links: our citations that reach a work their claim does not cite.
+"""
+
+from __future__ import annotations
+
+import _extraction_styles as styles
+from rapidfuzz import fuzz
+
+from citeproof.contracts.thesis import Reference, ThesisAnalysis
+from citeproof.linking.library import find_entry
+from citeproof.pdfgen.citestyles import STYLES, StyledThesis, ThesisContent, styled
+from citeproof.text.normalize import comparison_key
+
+FORMATS = ("pdf", "docx")
+# Partial similarity (0-100) of our claim text within a printed claim sentence.
+CLAIM_MATCH = 90
+
+
+def library_of(content: ThesisContent) -> list[Reference]:
+    """The works as a user's library would hold them (key, surnames, year, title, DOI)."""
+    return [
+        Reference(
+            ordinal=ordinal,
+            label=work.key,
+            raw=work.title,
+            authors=[surname for _, surname in work.authors],
+            year=work.year,
+            title=work.title,
+            venue=work.venue,
+            doi=work.doi,
+            char_start=0,
+            char_end=len(work.title),
+        )
+        for ordinal, work in enumerate(content.works, start=1)
+    ]
+
+
+def through_library(analysis: ThesisAnalysis, library: list[Reference]) -> dict[str, str]:
+    """Our entry label -> the library key it matched (weak matches are left out)."""
+    mapping: dict[str, str] = {}
+    for reference in analysis.references:
+        entry = find_entry(reference, library)[0]
+        if entry is not None:
+            mapping[reference.label] = entry.label
+    return mapping
+
+
+def _claim_index(claim_text: str, sentences: list[str]) -> int | None:
+    ours = comparison_key(claim_text)
+    best, best_score = None, 0.0
+    for index, sentence in enumerate(sentences):
+        similarity = fuzz.partial_ratio(ours, sentence) if ours else 0.0
+        if similarity > best_score:
+            best, best_score = index, similarity
+    return best if best_score >= CLAIM_MATCH else None
+
+
+def score_with_library(
+    thesis: StyledThesis, analysis: ThesisAnalysis, library: list[Reference]
+) -> dict[str, object]:
+    mapping = through_library(analysis, library)
+    sentences = [comparison_key(sentence) for sentence in thesis.sentences]
+    works_of_claim: dict[int, set[str]] = {}
+    for citation in thesis.citations:
+        works_of_claim.setdefault(citation.claim, set()).add(citation.work_key)
+    reached: dict[int, set[str]] = {}
+    in_claim = wrong = 0
+    for citation in analysis.citations:
+        claim = _claim_index(citation.claim_text, sentences)
+        in_claim += claim is not None
+        work = mapping.get(citation.reference_label) if citation.reference_label else None
+        if work is None:
+            continue
+        if claim is None or work not in works_of_claim.get(claim, set()):
+            wrong += 1
+        else:
+            reached.setdefault(claim, set()).add(work)
+    claims_with_ours = {
+        c
+        for c in (_claim_index(x.claim_text, sentences) for x in analysis.citations)
+        if c is not None
+    }
+    key = thesis.citations
+    return {
+        "references_found": len(mapping),
+        "references_expected": len(thesis.entries),
+        "marker_precision": round(in_claim / len(analysis.citations), 4)
+        if analysis.citations
+        else 0.0,
+        "marker_recall": round(sum(c.claim in claims_with_ours for c in key) / len(key), 4),
+        "link_accuracy": round(
+            sum(c.work_key in reached.get(c.claim, set()) for c in key) / len(key), 4
+        ),
+        "wrong_links": wrong,
+        "verdict_agreement": None,
+        "citations": len(analysis.citations),
+        "citations_expected": len(key),
+    }
+
+
+def run_matrix_with_library() -> dict[str, dict]:
+    from citeproof.parser.extract import parse_bytes
+    from citeproof.parser.settings import ParserSettings
+
+    content = styles.load_content()
+    library = library_of(content)
+    records: dict[str, dict] = {}
+    for style in STYLES:
+        thesis = styled(content, style)
+        for fmt in FORMATS:
+            data = styles.render(thesis, fmt, styles.layout_for(style, fmt))
+            parsed = parse_bytes(data, f"thesis.{fmt}", None, ParserSettings(), kind="thesis")
+            records[f"style-matrix {style}/{fmt} + library"] = score_with_library(
+                thesis, parsed.analysis, library
+            )
+    return records
