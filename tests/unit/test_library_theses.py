@@ -127,3 +127,33 @@ def test_word_citation_fields_link_exactly(plugin: str, tmp_path: Path) -> None:
         assert parsed.text[citation.marker_start : citation.marker_end] == citation.marker_text
     trees = next(r for r in analysis.references if r.label == "kowalczyk2021")
     assert trees.doi == "10.5555/ucl.2021.0142" and trees.authors[0] == "Kowalczyk"
+
+
+def test_thebibliography_and_bbl_items_become_references_with_fields() -> None:
+    tex = r"""\documentclass{article}\begin{document}
+Street trees cool cities by about half a degree \cite{kow21}. Roofs help too \cite{hof20}.
+\begin{thebibliography}{9}
+\bibitem{kow21} M.~Kowalczyk, D.~Brandt and L.~Ferrer (2021). Street-tree canopy cover and
+  summer afternoon air temperature in twelve European cities. \emph{Urban Climate Letters}
+  14(2), 101--118. doi:10.5555/ucl.2021.0142
+\end{thebibliography}
+\end{document}"""
+    bbl = r"""\begin{thebibliography}{1}
+\bibitem[Hofer and Lindqvist(2020)]{hof20}
+K.~Hofer and J.~Lindqvist.
+\newblock Roof-level and street-level cooling by extensive green roofs.
+\newblock \emph{Building and Environment Reports}, 9:\penalty0 377--392, 2020.
+\end{thebibliography}"""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("main.tex", tex)
+        archive.writestr("main.bbl", bbl)
+    parsed = parse_latex_thesis(buffer.getvalue(), "p.zip", ParserSettings())
+    references = {r.label: r for r in parsed.analysis.references}
+    trees, roofs = references["kow21"], references["hof20"]
+    assert trees.doi == "10.5555/ucl.2021.0142" and trees.year == 2021
+    assert trees.authors[0] == "Kowalczyk" and trees.title.startswith("Street-tree canopy")
+    assert roofs.authors == ["Hofer", "Lindqvist"] and roofs.year == 2020
+    assert roofs.title.startswith("Roof-level and street-level cooling")
+    # The list is not body text: no claims from it.
+    assert [c.reference_label for c in parsed.analysis.citations] == ["kow21", "hof20"]

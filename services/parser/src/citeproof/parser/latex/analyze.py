@@ -9,6 +9,7 @@ from citeproof.contracts.thesis import Reference, ThesisAnalysis
 from citeproof.library import LibraryEntry, LibraryFormatError, parse_library
 from citeproof.parser.errors import EMPTY_DOCUMENT, ParseFailure
 from citeproof.parser.extract import ParsedDocument
+from citeproof.parser.latex.bibitems import bibitem_references
 from citeproof.parser.latex.project import Project, flatten, load_project
 from citeproof.parser.latex.text import latex_text
 from citeproof.parser.libraries.claims import explicit_citations
@@ -82,11 +83,18 @@ def _title(project: Project) -> str | None:
 def parse_latex_thesis(data: bytes, filename: str, settings: ParserSettings) -> ParsedDocument:
     project = load_project(data, filename, settings.max_unzipped_bytes)
     notes: list[str] = []
-    text, markers = latex_text(flatten(project, notes))
+    lines = flatten(project, notes)
+    text, markers = latex_text(lines)
     if not text.strip():
         raise ParseFailure(EMPTY_DOCUMENT, "The LaTeX document contains no text.")
     references = library_references(_entries(project, notes))
     known = {reference.label for reference in references}
+    # Keys the .bib files do not have: a hand-written thebibliography, or BibTeX's .bbl.
+    bibliographies = "\n".join(
+        ["\n".join(line.text for line in lines)]
+        + [content for name, content in sorted(project.files.items()) if name.endswith(".bbl")]
+    )
+    references += bibitem_references(bibliographies, len(references) + 1, known)
     cited = dict.fromkeys(label for marker in markers for label in marker.labels)
     missing = [key for key in cited if key not in known]
     references += [_key_only(key, len(references) + i + 1) for i, key in enumerate(missing)]

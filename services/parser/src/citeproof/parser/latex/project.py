@@ -12,7 +12,8 @@ import msgspec
 from citeproof.parser.errors import ARCHIVE_BOMB, CORRUPT_FILE, ParseFailure
 from citeproof.parser.sniff import decode_text
 
-TEXT_SUFFIXES = (".tex", ".ltx", ".bib")
+TEXT_SUFFIXES = (".tex", ".ltx", ".bib", ".bbl")
+SOURCE_SUFFIXES = (".tex", ".ltx")
 # `\input` nesting deeper than this is a cycle or an attack, not a thesis.
 MAX_INCLUDE_DEPTH = 16
 MAX_FILES = 2000
@@ -74,7 +75,7 @@ def _from_zip(data: bytes, max_unzipped_bytes: int) -> dict[str, str]:
 
 def _main_file(files: dict[str, str]) -> str | None:
     tex = sorted(
-        (n for n in files if not n.lower().endswith(".bib")), key=lambda n: (n.count("/"), n)
+        (n for n in files if n.lower().endswith(SOURCE_SUFFIXES)), key=lambda n: (n.count("/"), n)
     )
     for name in tex:
         if _DOCUMENTCLASS.search(files[name]) and _BEGIN_DOCUMENT.search(files[name]):
