@@ -9,7 +9,6 @@ import hashlib
 import uuid
 
 import asyncpg
-import pytest
 
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
@@ -54,7 +53,6 @@ async def _slow_item(ctx: TaskContext) -> None:
     await asyncio.sleep(ITEM_S)
 
 
-@pytest.mark.xfail(strict=True, reason="claims are global FIFO: B waits behind A's backlog")
 async def test_one_users_backlog_does_not_hold_another_users_item(database_url) -> None:
     url = await fresh_database(database_url, "citeproof_fair")
     settings = DatabaseSettings(url=url, pool_min=1, pool_max=CONCURRENCY + 4)

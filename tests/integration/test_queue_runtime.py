@@ -889,4 +889,10 @@ async def test_claim_statement_uses_an_index_on_100k_rows(pool, user_id) -> None
     ))  # fmt: skip
     assert "Seq Scan" not in text, text
     assert "parse_items_queued_idx" in text, text
+    # The fair claim keeps to indexes too: FIFO candidates, the loose scan of waiting users.
+    fair = "\n".join(r["QUERY PLAN"] for r in await pool.fetch(
+        "EXPLAIN " + _sql.for_table(_sql.CLAIM_FAIR, "parse_items"), 10, "explain-worker", 120.0
+    ))  # fmt: skip
+    assert "Seq Scan" not in fair, fair
+    assert "parse_items_queued_idx" in fair and "parse_items_user_queued_idx" in fair, fair
     await pool.execute("DELETE FROM parse_items WHERE job_id = $1", job)

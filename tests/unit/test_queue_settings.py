@@ -63,13 +63,15 @@ async def test_a_worker_pool_has_a_connection_for_every_slot_of_every_stage(monk
         sized.append(max_size)
         raise _Stop  # nothing past the pool is needed here
 
-    async def no_migrations(_url: str) -> None:
+    async def no_migrations(_target: object) -> None:
         return None
 
     monkeypatch.setattr(worker_module, "create_pool", record_size)
-    monkeypatch.setattr(worker_module, "apply_migrations", no_migrations)
-    monkeypatch.setattr(worker_module, "resolve_database_url", lambda _db: "postgresql://x/y")
-    monkeypatch.setattr(worker_module, "resolve_listen_url", lambda _db: "postgresql://x/y")
+    # Whichever boot step the worker uses, it must not touch a database here.
+    for boot_step in ("apply_migrations", "migrate_at_boot"):
+        monkeypatch.setattr(worker_module, boot_step, no_migrations, raising=False)
+    for resolver in ("resolve_database_url", "resolve_listen_url"):
+        monkeypatch.setattr(worker_module, resolver, lambda _db: "postgresql://x/y", raising=False)
     monkeypatch.setenv("CITEPROOF_PLAN_CONCURRENCY", "8")
     monkeypatch.setenv("CITEPROOF_RETRIEVE_CONCURRENCY", "8")
     plan = Stage(name="plan", table="runs", channel="unused", handler=_noop)

@@ -28,6 +28,73 @@ WHERE t.id = candidates.id
 RETURNING t.*, extract(epoch FROM clock_timestamp() - t.run_after)::float8 AS queue_wait_s
 """
 
+# Batch claim, fair across users, for tables whose rows carry a user_id (Stage.fair_by_user).
+# Global FIFO would let one user's backlog hold every worker while another user's single item
+# waits behind it. Candidates: the next $1 ready rows in FIFO order (the plain claim's index
+# path) plus the next ready row of every user with queued work - the users come from a loose
+# index scan of (user_id, priority, run_after) WHERE state = 'queued', one index descent per
+# waiting user, never a pass over every queued row. A candidate's turn is its user's running
+# rows plus its place among that user's candidates, so a user with nothing running goes first
+# and a batch interleaves users; FIFO breaks ties. The turn is computed before the locking step
+# because FOR UPDATE does not combine with window functions; a row locked by a concurrent claim
+# is skipped, as in CLAIM. Not work-conserving against priority: fairness comes first.
+CLAIM_FAIR = """
+WITH RECURSIVE waiting_users AS (
+    (SELECT user_id FROM {table} WHERE state = 'queued' ORDER BY user_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT q.user_id FROM {table} AS q
+            WHERE q.state = 'queued' AND q.user_id > w.user_id
+            ORDER BY q.user_id LIMIT 1)
+    FROM waiting_users AS w
+    WHERE w.user_id IS NOT NULL
+),
+candidates AS MATERIALIZED (
+    (SELECT id FROM {table}
+     WHERE state = 'queued' AND run_after <= now()
+     ORDER BY priority, run_after
+     LIMIT $1)
+    UNION
+    SELECT head.id FROM waiting_users AS w
+    CROSS JOIN LATERAL (
+        SELECT q.id FROM {table} AS q
+        WHERE q.state = 'queued' AND q.user_id = w.user_id AND q.run_after <= now()
+        ORDER BY q.priority, q.run_after
+        LIMIT 1
+    ) AS head
+    WHERE w.user_id IS NOT NULL
+),
+running AS MATERIALIZED (
+    SELECT user_id, count(*) AS n FROM {table} WHERE state = 'running' GROUP BY user_id
+),
+turns AS MATERIALIZED (
+    SELECT t.id,
+           coalesce(r.n, 0) + row_number() OVER (
+               PARTITION BY t.user_id ORDER BY t.priority, t.run_after) AS turn,
+           t.priority, t.run_after
+    FROM {table} AS t
+    JOIN candidates AS c ON c.id = t.id
+    LEFT JOIN running AS r ON r.user_id = t.user_id
+),
+chosen AS MATERIALIZED (
+    SELECT t.id FROM {table} AS t
+    JOIN turns ON turns.id = t.id
+    WHERE t.state = 'queued'
+    ORDER BY turns.turn, turns.priority, turns.run_after
+    LIMIT $1
+    FOR UPDATE OF t SKIP LOCKED
+)
+UPDATE {table} AS t
+SET state = 'running',
+    attempts = t.attempts + 1,
+    worker_id = $2,
+    claimed_at = now(),
+    lease_expires_at = now() + make_interval(secs => $3),
+    claim_token = gen_random_uuid()
+FROM chosen
+WHERE t.id = chosen.id
+RETURNING t.*, extract(epoch FROM clock_timestamp() - t.run_after)::float8 AS queue_wait_s
+"""
+
 # Extends every lease this worker holds on the given claims; returns those still held.
 HEARTBEAT = """
 UPDATE {table}

@@ -49,9 +49,16 @@ class Stage:
     handler: Handler
     on_terminal: TerminalHook | None = None
     on_terminal_group: GroupTerminalHook | None = None
+    # Claim fairly across users (the table's rows carry user_id, with the index
+    # (user_id, priority, run_after) WHERE state = 'queued'), instead of global FIFO.
+    fair_by_user: bool = False
 
     def sql(self, statement: str) -> str:
         return _sql.for_table(statement, self.table)
+
+    @property
+    def claim_sql(self) -> str:
+        return self.sql(_sql.CLAIM_FAIR if self.fair_by_user else _sql.CLAIM)
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from importlib import metadata
 import asyncpg
 import structlog
 
-from citeproof.db.boot import migrate_at_boot
-from citeproof.db.pool import create_pool, resolve_listen_url
+from citeproof.db.migrate import apply_migrations
+from citeproof.db.pool import create_pool, resolve_database_url, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.queue import _sql
@@ -293,7 +293,7 @@ class Worker:
 
     async def _produce(self, runner: _StageRunner) -> None:
         stage, settings = runner.stage, runner.settings
-        claim_sql = stage.sql(_sql.CLAIM)
+        claim_sql = stage.claim_sql
         while not self._stopping.is_set():
             runner.last_tick = time.monotonic()
             # Clear on every pass, before reading the capacity: a NOTIFY arriving during the
@@ -494,7 +494,7 @@ async def run_once(
 ) -> int:
     """Claim one batch of `stage` and run it in-process (for tests and tools)."""
     settings = settings or QueueSettings()
-    rows = await pool.fetch(stage.sql(_sql.CLAIM), batch_size, worker_id, settings.lease_s)
+    rows = await pool.fetch(stage.claim_sql, batch_size, worker_id, settings.lease_s)
     for row in rows:
         await execute(TaskContext(stage=stage, row=row, pool=pool, worker_id=worker_id), settings)
     return len(rows)
@@ -509,8 +509,10 @@ async def serve(
     on_start: Callable[[asyncpg.Pool], object] | None = None,
 ) -> None:
     db = load(DatabaseSettings)
-    # The same boot step as the API's (migrations folder included).
-    await migrate_at_boot(db)
+    resolve_database_url(db)
+    # The advisory lock is session-level: through PgBouncer in transaction mode it would not
+    # hold, so migrations use the direct (listen) connection when one is configured.
+    await apply_migrations(resolve_listen_url(db))
     slots = sum(stage_settings(s).concurrency for s in stages)
     # Handlers hold a connection only for their completing transaction, and every slot of
     # every stage may be completing at once; size for that plus the runtime's own loops.

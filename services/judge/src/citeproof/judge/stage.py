@@ -87,6 +87,7 @@ class JudgeStage:
             channel=JUDGE_CHANNEL,
             handler=self.handle,
             on_terminal=self.on_terminal,
+            fair_by_user=True,
         )
 
     async def handle(self, ctx: TaskContext) -> None:

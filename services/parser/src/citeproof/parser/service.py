@@ -107,6 +107,7 @@ class ParseService:
             channel=PARSE_CHANNEL,
             handler=self.handle,
             on_terminal=on_terminal,
+            fair_by_user=True,  # one user's 300 uploads must not hold every parser
         )
 
     async def handle(self, ctx: TaskContext) -> None:

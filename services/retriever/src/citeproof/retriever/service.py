@@ -101,6 +101,7 @@ class RetrieverService:
             channel=RETRIEVE_CHANNEL,
             handler=self.planner,
             on_terminal=self.planner.on_terminal,
+            fair_by_user=True,
         )
 
     @property
@@ -111,6 +112,7 @@ class RetrieverService:
             channel=RETRIEVE_CHANNEL,
             handler=self.retrieve,
             on_terminal=self.on_retrieve_terminal,
+            fair_by_user=True,
         )
 
     async def query_for(
