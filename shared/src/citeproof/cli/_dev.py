@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 
-from citeproof.db.migrate import apply_migrations
+from citeproof.db.boot import migrate_at_boot
 from citeproof.db.pool import embedded_server, resolve_database_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.devstack import WORKER_SERVICES, DevStack
@@ -28,8 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    url = resolve_database_url(load(DatabaseSettings))
-    asyncio.run(apply_migrations(url))
+    settings = load(DatabaseSettings)
+    asyncio.run(migrate_at_boot(settings))
+    url = resolve_database_url(settings)
     stack = DevStack(database_url=url, prefix_output=sys.stdout, api_port=args.port,
                      env={"CITEPROOF_LOG_FORMAT": "console"})  # fmt: skip
     stop = threading.Event()

@@ -17,9 +17,11 @@ from pathlib import Path
 import asyncpg
 
 from citeproof.auth import create_token, create_user, revoke_token
+from citeproof.db.boot import migrate_at_boot
 from citeproof.db.embedded import EmbeddedPostgres
-from citeproof.db.migrate import apply_migrations
+from citeproof.db.settings import DatabaseSettings
 from citeproof.devstack import DevStack
+from citeproof.settings import load
 
 # XDG base directory spec: $XDG_DATA_HOME, else ~/.local/share.
 XDG_DATA_HOME_ENV = "XDG_DATA_HOME"
@@ -102,7 +104,9 @@ class LocalStack:
             self.status(f"starting PostgreSQL in {self._server.data_dir}")
             self._server.start()
             self._url = self._server.url()
-        asyncio.run(apply_migrations(self._url))
+        # This stack's own server, with the migrations folder every process honours.
+        folder = load(DatabaseSettings).migrations_dir
+        asyncio.run(migrate_at_boot(DatabaseSettings(url=self._url, migrations_dir=folder)))
         self._token_id, self.token = asyncio.run(_local_token(self._url))
         self.status("starting the API, parser, retriever and judge")
         env = dict(self.env)

@@ -11,14 +11,13 @@ import asyncio
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 
 from citeproof.auth import UnknownUserError, create_token, create_user, revoke_token
-from citeproof.db.migrate import apply_migrations
-from citeproof.db.pool import embedded_server, resolve_database_url, resolve_listen_url
+from citeproof.db.boot import migrate_at_boot
+from citeproof.db.pool import embedded_server, resolve_database_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.settings import load
 
@@ -49,9 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _run(command: Callable[[asyncpg.Connection, Any], Awaitable[int]], args: Any) -> int:
     async def main() -> int:
         settings = load(DatabaseSettings)
+        await migrate_at_boot(settings)
         url = resolve_database_url(settings)
-        directory = Path(settings.migrations_dir) if settings.migrations_dir else None
-        await apply_migrations(resolve_listen_url(settings), directory)
         conn = await asyncpg.connect(url)
         try:
             return await command(conn, args)

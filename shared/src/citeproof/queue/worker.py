@@ -24,8 +24,8 @@ from importlib import metadata
 import asyncpg
 import structlog
 
-from citeproof.db.migrate import apply_migrations
-from citeproof.db.pool import create_pool, resolve_database_url, resolve_listen_url
+from citeproof.db.boot import migrate_at_boot
+from citeproof.db.pool import create_pool, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.queue import _sql
@@ -509,10 +509,8 @@ async def serve(
     on_start: Callable[[asyncpg.Pool], object] | None = None,
 ) -> None:
     db = load(DatabaseSettings)
-    resolve_database_url(db)
-    # The advisory lock is session-level: through PgBouncer in transaction mode it would not
-    # hold, so migrations use the direct (listen) connection when one is configured.
-    await apply_migrations(resolve_listen_url(db))
+    # The same boot step as the API's (migrations folder included).
+    await migrate_at_boot(db)
     slots = sum(stage_settings(s).concurrency for s in stages)
     # Handlers hold a connection only for their completing transaction, and every slot of
     # every stage may be completing at once; size for that plus the runtime's own loops.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator
-from pathlib import Path
 from types import FrameType
 
 import structlog
@@ -14,8 +13,7 @@ from litestar import Litestar
 
 from citeproof.api.app import create_app
 from citeproof.api.settings import ApiSettings
-from citeproof.db.migrate import apply_migrations
-from citeproof.db.pool import resolve_database_url, resolve_listen_url
+from citeproof.db.boot import migrate_at_boot
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.settings import load
@@ -27,11 +25,7 @@ def main() -> None:
     configure_logging("api")
     settings = load(ApiSettings)
     db_settings = load(DatabaseSettings)
-    resolve_database_url(db_settings)  # starts or attaches to the embedded server if unset
-    # Migrations run under a session-level advisory lock (replicas booting together apply them
-    # once); through PgBouncer in transaction mode it would not hold, hence the direct URL.
-    directory = Path(db_settings.migrations_dir) if db_settings.migrations_dir else None
-    asyncio.run(apply_migrations(resolve_listen_url(db_settings), directory))
+    asyncio.run(migrate_at_boot(db_settings))
     app = create_app(settings, db_settings=db_settings)
     log.info("api.starting", host=settings.host, port=settings.port)
     config = uvicorn.Config(
