@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import zipfile
@@ -14,29 +13,11 @@ from citeproof.parser.errors import ARCHIVE_BOMB, ParseFailure
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.latex import is_latex, parse_latex_thesis
 from citeproof.parser.settings import ParserSettings
+from tests.integration.library_support import KEYS, build_docx, latex_zip
 
 REPO = Path(__file__).resolve().parents[2]
 LIBRARY_SAMPLES = REPO / "samples" / "library"
 DEMO_EXPECTED = REPO / "samples" / "demo" / "expected.json"
-KEYS = {"1": "kowalczyk2021", "2": "hofer2020", "3": "marchetti2022", "4": "aalto2023",
-        "5": "vandijk2019", "6": "moreau2022", "7": "osei2024"}  # fmt: skip
-
-
-def latex_zip(with_bib: bool = True) -> bytes:
-    root = LIBRARY_SAMPLES / "latex"
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and (with_bib or path.suffix != ".bib"):
-                archive.write(path, "thesis/" + path.relative_to(root).as_posix())
-    return buffer.getvalue()
-
-
-def build_docx(plugin: str, out: Path) -> bytes:
-    spec = importlib.util.spec_from_file_location("build_docx", LIBRARY_SAMPLES / "build_docx.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_docx(plugin, out).read_bytes()
 
 
 def expected_pairs() -> list[tuple[str, str]]:
@@ -50,7 +31,7 @@ def expected_pairs() -> list[tuple[str, str]]:
 
 
 def test_latex_project_cites_by_key_with_pinpoints_and_lines() -> None:
-    data = latex_zip()
+    data = latex_zip(with_bib=True)
     assert is_latex(data, "thesis.zip")
     parsed = parse_latex_thesis(data, "thesis.zip", ParserSettings())
     analysis = parsed.analysis

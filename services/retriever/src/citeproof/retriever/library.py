@@ -3,11 +3,10 @@ each thesis reference (see `citeproof.linking.library` for the rules)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 from uuid import UUID
 
 import asyncpg
-import msgspec
 
 from citeproof.contracts.thesis import Reference, SourceMeta
 from citeproof.linking.library import LibraryLink, link_through_library
@@ -31,33 +30,10 @@ WEAK_MATCH_RATIONALE = (
 )
 
 
-def _decode(value: Any) -> list[str]:
-    if not value:
-        return []
-    decoded = msgspec.json.decode(value) if isinstance(value, str | bytes) else value
-    return [str(item) for item in decoded]
-
-
-def library_reference(row: asyncpg.Record) -> Reference:
-    return Reference(
-        ordinal=row["ordinal"],
-        label=row["label"],
-        raw=row["raw"],
-        authors=_decode(row["authors"]),
-        year=row["year"],
-        year_suffix=row["year_suffix"],
-        title=row["title"],
-        venue=row["venue"],
-        doi=row["doi"],
-        arxiv_id=row["arxiv_id"],
-        attachments=_decode(row["attachments"]),
-        char_start=0,
-        char_end=len(row["raw"]),
-    )
-
-
 async def load_library(
-    pool: asyncpg.Pool, documents: dict[UUID, asyncpg.Record]
+    pool: asyncpg.Pool,
+    documents: dict[UUID, asyncpg.Record],
+    to_reference: Callable[[asyncpg.Record], Reference],
 ) -> list[Reference]:
     """Every entry of the run's parsed bibliography documents; a key seen twice keeps its
     first entry (two exports of the same library are common)."""
@@ -73,7 +49,7 @@ async def load_library(
     for row in await pool.fetch(SELECT_LIBRARY_ENTRIES, ids):
         if row["label"] not in seen:
             seen.add(row["label"])
-            entries.append(library_reference(row))
+            entries.append(to_reference(row))
     return entries
 
 

@@ -315,7 +315,7 @@ class Planner:
             label: doc if doc is None or doc in documents else None
             for label, doc in overrides.items()
         }
-        library = await load_library(ctx.pool, documents)
+        library = await load_library(ctx.pool, documents, reference_from_row)
         plan = decide(references, citations, documents, overrides, self.settings, library)
         if plan.tasks:
             status, message = "retrieving", None
