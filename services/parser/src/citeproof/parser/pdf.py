@@ -19,6 +19,7 @@ from citeproof.parser.errors import (
     ParseFailure,
 )
 from citeproof.parser.reference_layout import reference_entry_starts
+from citeproof.parser.superscripts import with_superscripts
 from citeproof.parser.thesis.sections import is_reference_heading
 
 # pdfium marks a hyphen it removed at a line break with U+FFFE (and sometimes U+0002): dropping
@@ -169,7 +170,7 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
                 raw = textpage.get_text_range()
                 if index == 0:
                     first_lines = _first_page_lines(textpage)
-                text = _clean(raw)
+                text = _clean(with_superscripts(textpage, raw))
                 lines = _LINE_BREAK.split(text)
                 in_references = _is_reference_page(lines, in_references)
                 if in_references:

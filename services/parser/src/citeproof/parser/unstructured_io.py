@@ -19,6 +19,7 @@ from pathlib import Path
 from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, TABLE, Block, FileFacts
 from citeproof.parser.errors import ARCHIVE_BOMB, CORRUPT_FILE, ParseFailure
 from citeproof.parser.layout import MAX_HEADING_CHARS, MAX_HEADING_WORDS
+from citeproof.parser.raised_digits import docx_with_raised_digits, html_with_raised_digits
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.sniff import DOCX, HTML, MARKDOWN, TEXT, decode_text
 
@@ -181,7 +182,8 @@ def partition(
         from unstructured.partition.docx import partition_docx
 
         try:
-            elements = partition_docx(file=io.BytesIO(data), include_page_breaks=False)
+            raised = docx_with_raised_digits(data)
+            elements = partition_docx(file=io.BytesIO(raised), include_page_breaks=False)
         except (KeyError, zipfile.BadZipFile, ValueError) as exc:
             raise ParseFailure(CORRUPT_FILE, "The Word document (DOCX) is damaged.") from exc
         facts = docx_facts(data)
@@ -191,7 +193,7 @@ def partition(
         text = decode_text(data) or data.decode("utf-8", "replace")
         # Scripts, styles and event handlers are dropped by the HTML partitioner: nothing is
         # executed and none of it reaches the text or the index.
-        elements = partition_html(text=text)
+        elements = partition_html(text=html_with_raised_digits(text))
         facts = html_facts(text)
     elif detected == MARKDOWN:
         from unstructured.partition.md import partition_md

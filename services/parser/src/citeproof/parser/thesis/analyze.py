@@ -19,6 +19,7 @@ from citeproof.parser.thesis.markers import (
     MarkerItem,
     find_markers,
     find_numeric_markers,
+    find_superscript_markers,
     narrower_narrative_markers,
 )
 from citeproof.parser.thesis.references import (
@@ -60,6 +61,16 @@ def _fallback_section(text: str) -> Section | None:
     return None
 
 
+def _cites_with_superscripts(text: str, body: list[tuple[int, int]]) -> bool:
+    """Superscript numbers are the body's citations (Vancouver, Nature, AMA) only when it has no
+    "[n]" markers; beside brackets they are footnote marks."""
+    bracketed = superscripts = 0
+    for body_start, body_end in body:
+        bracketed += len(find_numeric_markers(text, body_start, body_end))
+        superscripts += len(find_superscript_markers(text, body_start, body_end))
+    return bracketed == 0 and superscripts >= MIN_MARKERS_TO_RELABEL
+
+
 def _labels_for_body_style(
     references: list[Reference], text: str, body: list[tuple[int, int]]
 ) -> list[Reference]:
@@ -72,8 +83,9 @@ def _labels_for_body_style(
     if not references:
         return references
     numeric = author_year = 0
+    superscripts = _cites_with_superscripts(text, body)
     for body_start, body_end in body:
-        for marker in find_markers(text, body_start, body_end):
+        for marker in find_markers(text, body_start, body_end, superscripts=superscripts):
             if marker.kind != "numeric":
                 author_year += 1
             elif all(1 <= (item.number or 0) <= len(references) for item in marker.items):
@@ -347,8 +359,11 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
     for part in parts:
         index = ReferenceIndex(part.references)
         vancouver = _cites_numbers_in_parentheses(view.text, part.body, index)
+        superscripts = _cites_with_superscripts(view.text, part.body)
         for body_start, body_end in part.body:
-            for marker in find_markers(view.text, body_start, body_end, vancouver):
+            for marker in find_markers(
+                view.text, body_start, body_end, vancouver, superscripts=superscripts
+            ):
                 resolutions = [index.resolution(item) for item in marker.items]
                 marker, resolutions = _narrowed_to_a_listed_work(
                     view.text, marker, resolutions, index

@@ -158,6 +158,31 @@ def _numeric_items(body: str) -> list[MarkerItem] | None:
     return [MarkerItem(number=number, pinpoint=pinpoint) for number in numbers]
 
 
+_SUPERSCRIPT_VALUES = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+# Superscript digits glued to a word or its closing punctuation: "spread¹", "risk,²⁻⁴", "(ref).³".
+_SUPERSCRIPT = re.compile(r"(?<=[^\s⁰¹²³⁴⁵⁶⁷⁸⁹⁻])[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}(?:[,⁻][⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})*")
+# Words a superscript is a power of, not a citation: "m²", "km²", "x³", "10⁻³" (a bare number that
+# is not a year; "COVID-19⁷" and "in 2020¹⁵" are citations).
+_UNIT_BEFORE = re.compile(
+    r"(?:\b(?:[a-zA-Z]|[cmkdµμ]?m|ft|in|s|g|kg|l|r|R)|(?<![\w\-])(?!(?:19|20)\d\d$)\d+)$"
+)
+
+
+def find_superscript_markers(text: str, start: int, end: int) -> list[Marker]:
+    """Superscript numbers after a word ("spread¹", "risk²⁻⁴", "shown¹,³"): Vancouver, Nature
+    and AMA citations once the PDF or DOCX reader has marked the raised digits as such."""
+    markers: list[Marker] = []
+    for match in _SUPERSCRIPT.finditer(text, start, end):
+        if _UNIT_BEFORE.search(text, max(start, match.start() - 8), match.start()):
+            continue
+        items = _numeric_items(match.group(0).translate(_SUPERSCRIPT_VALUES).replace(",", ", "))
+        if items is not None:
+            markers.append(
+                Marker(start=match.start(), end=match.end(), kind="numeric", items=items)
+            )
+    return markers
+
+
 def find_numeric_markers(
     text: str, start: int, end: int, parenthesized: bool = False
 ) -> list[Marker]:
@@ -370,14 +395,21 @@ def _looks_organisation(words: list[str]) -> bool:
 
 
 def find_markers(
-    text: str, start: int, end: int, parenthesized_numbers: bool = False
+    text: str,
+    start: int,
+    end: int,
+    parenthesized_numbers: bool = False,
+    superscripts: bool = False,
 ) -> list[Marker]:
     """All candidate markers in ``text[start:end]``, in text order, without overlaps.
 
     ``parenthesized_numbers``: the document cites "(3)" rather than "[3]" (Vancouver).
+    ``superscripts``: it cites with superscript numbers ("spread¹"); elsewhere they are
+    footnote marks.
     """
     candidates = (
         find_numeric_markers(text, start, end, parenthesized=parenthesized_numbers)
+        + (find_superscript_markers(text, start, end) if superscripts else [])
         + find_parenthetical_markers(text, start, end)
         + find_narrative_markers(text, start, end)
     )

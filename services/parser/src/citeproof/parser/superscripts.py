@@ -1,0 +1,92 @@
+"""Superscript citation markers in a PDF's text layer, made visible to the thesis analysis.
+
+Vancouver, Nature and AMA print markers as raised small digits after a word ("spread¹", "risk²⁻⁴").
+The text layer gives those digits as plain ones glued to the word ("spread1"), which reads as a
+number, not a citation. The glyphs tell: set smaller than the character before them and raised
+above its baseline. Such digit runs are rewritten as Unicode superscript digits, one character for
+one, so offsets do not move and `thesis.markers` can find them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+# A superscript is set at most this share of the size of the character before it...
+MAX_SIZE_SHARE = 0.9
+# ...and its baseline sits at least this share of that size above the other's.
+MIN_RISE_SHARE = 0.15
+
+SUPERSCRIPT_DIGITS = str.maketrans("0123456789-–", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
+# Digits (with list and range separators) glued to the character before them, or a run after a
+# space too long to be one number ("202015": a year and a raised 15).
+_GLUED_DIGITS = re.compile(
+    r"(?<=[^\s\d])\d{1,7}(?:[,\-–]\d{1,3})*|(?<=[ \t])\d{5,7}(?:[,\-–]\d{1,3})*"
+)
+
+
+def _size_and_baseline(
+    textpage: pdfium.PdfTextPage, raw: str, text_index: int
+) -> tuple[float, float] | None:
+    char_index = pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage.raw, text_index)
+    if (
+        char_index < 0
+        or chr(pdfium_c.FPDFText_GetUnicode(textpage.raw, char_index)) != raw[text_index]
+    ):
+        return None
+    x, y = ctypes.c_double(), ctypes.c_double()
+    if not pdfium_c.FPDFText_GetCharOrigin(
+        textpage.raw, char_index, ctypes.byref(x), ctypes.byref(y)
+    ):
+        return None
+    return pdfium_c.FPDFText_GetFontSize(textpage.raw, char_index), y.value
+
+
+def _raised(glyph: tuple[float, float] | None, base: tuple[float, float]) -> bool:
+    if glyph is None:
+        return False
+    size, baseline = base
+    return glyph[0] <= size * MAX_SIZE_SHARE and glyph[1] >= baseline + size * MIN_RISE_SHARE
+
+
+def _raised_from(textpage: pdfium.PdfTextPage, raw: str, start: int, end: int) -> int | None:
+    """Where the raised part of the digit run ``raw[start:end]`` begins, or None.
+
+    The run may begin with digits of the word itself: "COVID-19" + a raised "7" reads "COVID-197".
+    Its last digit is compared with the character before the run; then digits are taken back
+    while they are raised too.
+    """
+    # A run after a space ("of 2020" + raised "15") is measured against its own first digit.
+    reference = start if raw[start - 1].isspace() else start - 1
+    base = _size_and_baseline(textpage, raw, reference)
+    if base is None or base[0] <= 0:
+        return None
+    if not _raised(_size_and_baseline(textpage, raw, end - 1), base):
+        return None
+    position = end - 1
+    while position > start and (
+        not raw[position - 1].isdigit()
+        or _raised(_size_and_baseline(textpage, raw, position - 1), base)
+    ):
+        position -= 1
+    while position < end and not raw[position].isdigit():
+        position += 1
+    return position
+
+
+def with_superscripts(textpage: pdfium.PdfTextPage, raw: str) -> str:
+    """``raw`` (the page's text range) with raised small digit runs as superscript digits."""
+    pieces: list[str] = []
+    cursor = 0
+    for match in _GLUED_DIGITS.finditer(raw):
+        raised = _raised_from(textpage, raw, match.start(), match.end())
+        if raised is None:
+            continue
+        pieces.append(raw[cursor:raised])
+        pieces.append(raw[raised : match.end()].translate(SUPERSCRIPT_DIGITS))
+        cursor = match.end()
+    pieces.append(raw[cursor:])
+    return "".join(pieces)

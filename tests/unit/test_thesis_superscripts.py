@@ -1,0 +1,75 @@
+"""Superscript numeric markers (Vancouver, Nature, AMA): told from glyph size and rise in PDF,
+from `w:vertAlign` in DOCX and `<sup>` in HTML; footnote marks beside "[n]" citations are not
+citations, and powers ("m²", "10⁻³") never are."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeproof.parser.extract import parse_bytes
+from citeproof.parser.settings import ParserSettings
+from citeproof.parser.thesis import analyze_thesis
+from citeproof.pdfgen.citestyles import STYLE_SUPERSCRIPT, styled
+from citeproof.pdfgen.thesis_layout import Layout, render_thesis_docx, render_thesis_pdf
+from tests.unit.test_thesis_layout_entries import _content
+
+REFERENCES = "\n".join(
+    f"{n}. A. Author{n}. Title {n}. Journal. 2019;{n}:1-9." for n in range(1, 13)
+)
+
+
+def _numbers(text: str) -> list[tuple[str, str | None]]:
+    return [(c.marker_text, c.reference_label) for c in analyze_thesis(text, [0]).citations]
+
+
+def test_superscript_digits_are_markers_and_powers_are_not():
+    text = (
+        "1 Introduction\n\nMasks work¹. Ventilation matters²⁻⁴. Treating COVID-19⁷ is hard. "
+        "It peaked in 2020¹¹. The room had 40 m² of floor, x² grows and doses of 10⁻³ help."
+        f"\n\nReferences\n{REFERENCES}\n"
+    )
+    assert _numbers(text) == [
+        ("¹", "1"),
+        ("²⁻⁴", "2"),
+        ("²⁻⁴", "3"),
+        ("²⁻⁴", "4"),
+        ("⁷", "7"),
+        ("¹¹", "11"),
+    ]
+
+
+def test_superscripts_beside_bracket_citations_are_footnote_marks():
+    text = (
+        "1 Introduction\n\nMasks work [1]. Ventilation matters [2]. Distance too [3]. "
+        "We used the public data¹ and the released code².\n\n"
+        f"References\n{REFERENCES}\n"
+    )
+    assert [label for _, label in _numbers(text)] == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize(
+    "render,filename", [(render_thesis_pdf, "t.pdf"), (render_thesis_docx, "t.docx")]
+)
+def test_rendered_superscript_markers_link_to_their_entries(render, filename):
+    thesis = styled(_content(), STYLE_SUPERSCRIPT)
+    data = render(thesis, Layout(hanging_indent_mm=0.0, entry_gap_pt=4.0))
+    analysis = parse_bytes(data, filename, None, ParserSettings(), kind="thesis").analysis
+    assert analysis is not None
+    numbers = {key: str(n) for n, key in enumerate(thesis.entry_work_keys, start=1)}
+    expected = sorted(numbers[c.work_key] for c in thesis.citations)
+    assert sorted(c.reference_label for c in analysis.citations) == expected
+    assert all(not any(d in c.claim_checked for d in "¹²³⁴⁵⁶⁷⁸⁹⁰") for c in analysis.citations)
+
+
+def test_html_sup_numbers_are_markers():
+    html = (
+        "<html><body><h2>Introduction</h2><p>Masks work<sup>1</sup>. Ventilation matters"
+        "<sup>2,3</sup>. Distance too<sup>4</sup>.</p><h2>References</h2><ol>"
+        + "".join(
+            f"<li>{n}. A. Author{n}. Title {n}. Journal. 2019;{n}:1-9.</li>" for n in range(1, 6)
+        )
+        + "</ol></body></html>"
+    )
+    parsed = parse_bytes(html.encode(), "t.html", None, ParserSettings(), kind="thesis")
+    assert parsed.analysis is not None
+    assert [c.reference_label for c in parsed.analysis.citations] == ["1", "2", "3", "4"]
