@@ -10,7 +10,6 @@ citation was judged on) is read from the database before it is destroyed, for th
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -21,12 +20,10 @@ import common
 import httpx
 import msgspec
 
+from citeproof import journey  # the user's HTTP journey, shared with the e2e tests
 from citeproof.auth import create_token, create_user
 from citeproof.db.migrate import apply_migrations
 from citeproof.devstack import DevStack
-
-sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
-from tests.e2e import journey  # the e2e tests' HTTP journey, reused as is
 
 # Files per upload request (the API's default cap is 100).
 UPLOAD_BATCH: Final = 100

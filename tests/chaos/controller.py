@@ -26,7 +26,7 @@ from citeproof.auth import create_token, create_user
 from citeproof.db.embedded import EmbeddedPostgres
 from citeproof.db.migrate import apply_migrations
 from citeproof.devstack import WORKER_SERVICES, DevStack
-from tests.e2e.journey import client, submit_thesis, wait_for_run
+from citeproof.journey import client, submit_thesis, wait_for_run
 
 RUN_TIMEOUT_S = 900.0
 FAST_ENV = {

@@ -17,6 +17,7 @@ import uuid
 import httpx
 import pytest
 
+from citeproof.journey import client, report, wait_for_run
 from tests.e2e.badinput import corpus, files
 from tests.e2e.badinput.api import (
     assert_error,
@@ -30,7 +31,6 @@ from tests.e2e.badinput.api import (
     upload_files,
     wait_for_job,
 )
-from tests.e2e.journey import client, report, wait_for_run
 
 pytestmark = pytest.mark.slow
 

@@ -23,6 +23,7 @@ import pytest
 
 from citeproof.auth import create_token, create_user, revoke_token
 from citeproof.devstack import DevStack
+from citeproof.journey import client, report, wait_for_run
 from citeproof.pipeline import VERDICT_LABELS
 from tests.e2e.badinput import corpus
 from tests.e2e.badinput.api import (
@@ -34,7 +35,6 @@ from tests.e2e.badinput.api import (
     upload_files,
     wait_for_job,
 )
-from tests.e2e.journey import client, report, wait_for_run
 
 pytestmark = pytest.mark.slow
 

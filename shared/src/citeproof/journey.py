@@ -1,4 +1,5 @@
-"""The user's journey over HTTP, shared by the end-to-end, chaos and load tests."""
+"""The user's journey over HTTP (create a session, upload, run, wait, fetch the report): developer
+tooling shared by the end-to-end and chaos tests and the accuracy benchmark."""
 
 from __future__ import annotations
 
