@@ -95,3 +95,18 @@ def test_numeric_marker_beyond_the_list_is_reported_missing():
         ("[3]", "3"),
         ("[14]", None),
     ]
+
+
+def test_numeric_pinpoints_after_a_colon_are_kept():
+    references = "\n".join(
+        f"[{n}] A. Author{n} and B. Writer. Title number {n}. Journal, 20{10 + n}."
+        for n in range(1, 13)
+    )
+    body = "Masks work [12: 5–7]. Hands too [5:12]. Also [6: p. 4]. A slice x[0:3] is no citation."
+    text = f"1 Introduction\n\n{body}\n\nReferences\n{references}\n"
+    analysis = analyze_thesis(text, [0])
+    assert [(c.reference_label, c.pinpoint) for c in analysis.citations] == [
+        ("12", "5–7"),
+        ("5", "12"),
+        ("6", "p. 4"),
+    ]

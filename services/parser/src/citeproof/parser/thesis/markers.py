@@ -38,6 +38,10 @@ _PINPOINT = re.compile(
     r"[\dIVXLCivxlc]+[a-z]?)*\.?)$",
     re.IGNORECASE,
 )
+_COLON_PINPOINT = re.compile(
+    rf"(?P<number>\d{{1,4}})\s*:\s*(?P<pin>\d{{1,4}}(?:\s*[{_DASHES}]\s*\d{{1,4}})?|"
+    rf"(?:p|pp|ch|sec|fig|table)\.?\s*\d(?:\d|\s|[{_DASHES}])*)"
+)
 _BARE_PAGE_PINPOINT = re.compile(rf"^(?P<pin>\d{{1,4}}(?:\s*[{_DASHES}]\s*\d{{1,4}})?)$")
 _PARTICLE = (
     r"(?:(?:van|von|der|den|de|del|della|di|da|du|dos|das|la|le|ten|ter|zu|al|el|bin|ibn|"
@@ -133,6 +137,10 @@ class Marker(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _numeric_items(body: str) -> list[MarkerItem] | None:
+    colon = _COLON_PINPOINT.fullmatch(body.strip())
+    if colon is not None:
+        # "[12: 5–7]", "[3:12]": the pages of one work after a colon.
+        return [MarkerItem(number=int(colon.group("number")), pinpoint=colon.group("pin").strip())]
     parts = [part.strip() for part in re.split(r"[,;]", body)]
     numbers: list[int] = []
     pinpoint: str | None = None
