@@ -14,8 +14,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from citeproof.obs.loop_lag import process_loop_lag
 
-MAX_REQUEST_LINE = 8192
-
 
 class HealthServer:
     def __init__(self, host: str, port: int, is_alive: Callable[[], bool]) -> None:

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from typing import Literal
 
 import msgspec
-
-DocumentKind = Literal["thesis", "source", "bibliography"]
 
 
 class DocumentSummary(msgspec.Struct, frozen=True):
