@@ -1,0 +1,430 @@
+"""End-to-end throughput on distinct work: K users submit K theses at once through the API.
+
+    .venv/bin/python -m bench.e2e [--theses 6] [--citations 85] [--work-dir DIR] [--no-write]
+
+Work (bench/e2e/work.py): K theses of >= `--citations` citations composed from Check-COVID
+train + dev claims, each claim-abstract pair used once and no abstract cited by two theses, each
+thesis with its own source PDFs and its own user (nothing is deduplicated or cached across
+theses). Three configurations, each on a fresh embedded PostgreSQL, in this order:
+
+1. `distributed`: the API and one process per service (DevStack, default settings);
+2. `inprocess` (the baseline): the API process and two worker processes (one per core) that call
+   every stage's handler directly (bench/e2e/inprocess.py) - the same CPU budget without the
+   distribution;
+3. `with_two_bottleneck_replicas`: as 1, with a second replica of the service that used the most
+   CPU in 1. Its throughput is predicted from 1 (the sizing model, below) before it runs.
+
+Per configuration: time to report per thesis (first upload request to report in hand; p50,
+p95, max), theses per hour and citations per second over the makespan (all users start at once;
+the last report ends it), per stage from the services' metrics (task seconds, slot occupancy
+`busy` = task seconds / (wall x replicas x concurrency), queue wait p95), per process from /proc
+(CPU seconds incl. children, CPU busy = CPU seconds / wall, peak RSS) and from its metrics the
+event-loop lag p99 and worst; PostgreSQL's CPU likewise.
+
+Sizing model (docs/operations.md): each process's CPU seconds per unit of work in run 1 (per
+page for the parser, per citation for the retriever and the judge, per thesis for the API, per
+citation for PostgreSQL). A configuration's throughput is bounded by the cores (sum of CPU per
+thesis / cores) and by each service's replicas (a replica's CPU per thesis / the cores one
+replica can use, measured in run 1 as its CPU busy at most 1 core per replica); run 1 fixes the
+efficiency (measured / bound) and the prediction for run 3 is that efficiency times its bound.
+
+Writes bench/results/e2e.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Final
+
+import asyncpg
+
+from bench import common
+from bench.e2e import observe
+from bench.e2e.inprocess import READY
+from bench.e2e.users import UserResult, all_users
+from bench.e2e.work import CHECKCOVID, ThesisWork, compose, render
+from citeproof.auth import create_token, create_user
+from citeproof.db.migrate import apply_migrations
+from citeproof.devstack import WORKER_SERVICES, DevStack
+from citeproof.pipeline import JUDGE_STAGE, PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE, STAGES
+from citeproof.queue.settings import DEFAULT_CONCURRENCY
+
+RESULT_NAME: Final = "e2e"
+DEFAULT_THESES: Final = 6
+DEFAULT_CITATIONS: Final = 85
+DEFAULT_TIMEOUT_S: Final = 3600.0
+REPO_ROOT: Final = Path(__file__).resolve().parents[2]
+CORES: Final = os.cpu_count() or 1
+# Which service runs which stage, and the stage concurrency each runs with (the parser's main
+# sets 2; every other stage keeps the runtime's default).
+SERVICE_OF: Final = {
+    PARSE_STAGE: "parser",
+    PLAN_STAGE: "retriever",
+    RETRIEVE_STAGE: "retriever",
+    JUDGE_STAGE: "judge",
+}
+CONCURRENCY: Final = {
+    PARSE_STAGE: 2,
+    PLAN_STAGE: DEFAULT_CONCURRENCY,
+    RETRIEVE_STAGE: DEFAULT_CONCURRENCY,
+    JUDGE_STAGE: DEFAULT_CONCURRENCY,
+}
+INPROCESS_WORKERS: Final = CORES
+# Top-level figures of e2e.json: the distributed stack at one replica per stage.
+HEADLINE_KEYS: Final = (
+    "theses", "citations", "p50_s", "p95_s", "max_s", "theses_per_hour", "citations_per_s",
+    "stages", "loop_lag_p99_ms", "peak_rss_mb",
+)  # fmt: skip
+POSTGRES: Final = "postgres"
+
+TOTALS_SQL: Final = """
+SELECT
+    (SELECT coalesce(sum(pages), 0) FROM documents WHERE kind = 'source') AS source_pages,
+    (SELECT coalesce(sum(pages), 0) FROM documents WHERE kind = 'thesis') AS thesis_pages,
+    (SELECT count(*) FROM documents WHERE kind = 'source') AS sources,
+    (SELECT count(*) FROM citations) AS citations,
+    (SELECT count(*) FROM verdicts) AS verdicts
+"""
+
+
+def make_tokens(url: str, count: int) -> list[str]:
+    async def make() -> list[str]:
+        conn = await asyncpg.connect(url)
+        try:
+            tokens = []
+            for _ in range(count):
+                user = await create_user(conn, f"bench-e2e-{uuid.uuid4().hex[:8]}")
+                tokens.append((await create_token(conn, user, label="bench-e2e"))[1])
+            return tokens
+        finally:
+            await conn.close()
+
+    return asyncio.run(make())
+
+
+async def _totals(url: str) -> dict[str, int]:
+    conn = await asyncpg.connect(url)
+    try:
+        return dict(await conn.fetchrow(TOTALS_SQL))
+    finally:
+        await conn.close()
+
+
+def postmaster_pid(url: str) -> int:
+    async def data_dir() -> str:
+        conn = await asyncpg.connect(url)
+        try:
+            return await conn.fetchval("SHOW data_directory")
+        finally:
+            await conn.close()
+
+    return int((Path(asyncio.run(data_dir())) / "postmaster.pid").read_text().split()[0])
+
+
+def start_inprocess_workers(url: str, log_dir: Path) -> list[subprocess.Popen]:
+    env = {**os.environ, "DATABASE_URL": url, "PYTHONUNBUFFERED": "1"}
+    workers = []
+    for number in range(1, INPROCESS_WORKERS + 1):
+        log = (log_dir / f"inprocess-{number}.err").open("ab")
+        workers.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "bench.e2e.inprocess"],
+                cwd=REPO_ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                stdin=subprocess.DEVNULL,
+            )
+        )
+    for worker in workers:
+        assert worker.stdout is not None
+        line = worker.stdout.readline().decode().strip()
+        if line != READY:
+            raise RuntimeError(f"in-process worker did not start (see {log_dir}): {line!r}")
+    return workers
+
+
+def run_configuration(
+    name: str, work: list[ThesisWork], log_root: Path, *, replicas: dict[str, int] | None,
+    timeout_s: float,
+) -> dict:  # fmt: skip
+    """One configuration on a fresh database; replicas None means the in-process baseline."""
+    log_dir = log_root / name
+    log_dir.mkdir(parents=True, exist_ok=True)
+    with common.fresh_postgres(f"citeproof-e2e-{name}-") as url:
+        asyncio.run(apply_migrations(url))
+        tokens = make_tokens(url, len(work))
+        stack = DevStack(database_url=url, log_dir=log_dir)
+        inprocess: list[subprocess.Popen] = []
+        try:
+            if replicas is None:
+                stack.start_service("api")
+                inprocess = start_inprocess_workers(url, log_dir)
+            else:
+                stack.start(replicas)
+            stack.wait_ready()
+            pids = {p.name: p.popen.pid for p in stack.processes}
+            pids.update({f"inprocess-{i}": w.pid for i, w in enumerate(inprocess, start=1)})
+            pids[POSTGRES] = postmaster_pid(url)
+            metric_urls = {
+                p.name: f"http://127.0.0.1:{p.health_port}/metrics" for p in stack.processes
+            }
+            scrapes_before = {n: observe.scrape(u) for n, u in metric_urls.items()}
+            cpu_before = observe.cpu_by_process(pids)
+            print(f"{name}: {len(work)} users start", flush=True)
+            began = time.monotonic()
+            users = asyncio.run(all_users(stack.api_url, tokens, work, timeout_s))
+            wall = time.monotonic() - began
+            cpu_after = observe.cpu_by_process(pids)
+            scrapes_after = {n: observe.scrape(u) for n, u in metric_urls.items()}
+            peak_rss = {n: observe.peak_rss_mb(pid) for n, pid in pids.items()}
+            totals = asyncio.run(_totals(url))
+        finally:
+            stack.stop()
+            for worker in inprocess:
+                worker.terminate()
+                worker.wait(60)
+    return summarise(
+        name, users, wall, totals, replicas, pids, cpu_before, cpu_after,
+        scrapes_before, scrapes_after, peak_rss,
+    )  # fmt: skip
+
+
+def summarise(
+    name, users: list[UserResult], wall, totals, replicas, pids, cpu_before, cpu_after,
+    scrapes_before, scrapes_after, peak_rss,
+) -> dict:  # fmt: skip
+    times = [u.seconds_to_report for u in users]
+    citations = totals["citations"]
+    cpu = {n: round(cpu_after[n] - cpu_before[n], 1) for n in pids}
+    processes = {}
+    for process, seconds in cpu.items():
+        entry: dict[str, float | None] = {
+            "cpu_s": seconds,
+            "cpu_busy": round(seconds / wall, 3),
+            "peak_rss_mb": peak_rss[process],
+        }
+        if process in scrapes_after:
+            lag = scrapes_after[process].loop_lag.minus(scrapes_before[process].loop_lag)
+            p99 = lag.quantile(0.99)
+            entry["loop_lag_p99_ms"] = None if p99 is None else round(p99 * 1000, 1)
+            entry["loop_lag_max_ms"] = round(scrapes_after[process].loop_lag_max_s * 1000, 1)
+        processes[process] = entry
+    stages = {}
+    for stage in STAGES:
+        service = SERVICE_OF[stage]
+        names = [n for n in scrapes_after if n.rsplit("-", 1)[0] == service]
+        if not names:
+            continue  # the in-process baseline has no stage services
+        before = [scrapes_before[n] for n in names]
+        after = [scrapes_after[n] for n in names]
+        task = observe.stage_histogram(before, after, stage, observe.TASK_SECONDS)
+        wait = observe.stage_histogram(before, after, stage, observe.QUEUE_WAIT)
+        wait_p95 = wait.quantile(0.95)
+        stages[stage] = {
+            "busy": round(task.total / (wall * len(names) * CONCURRENCY[stage]), 3),
+            "task_seconds": round(task.total, 1),
+            "tasks": int(task.count),
+            "queue_wait_p95_s": None if wait_p95 is None else round(wait_p95, 2),
+            "replicas": len(names),
+        }
+    complete = sum(1 for u in users if u.status == "completed")
+    return {
+        "configuration": name,
+        "replicas": replicas,
+        "theses": len(users),
+        "theses_completed": complete,
+        "citations": citations,
+        "citations_per_thesis_min": min(u.citations_reported for u in users),
+        "pages": totals["source_pages"] + totals["thesis_pages"],
+        "source_pages": totals["source_pages"],
+        "thesis_pages": totals["thesis_pages"],
+        "sources": totals["sources"],
+        "verdicts": totals["verdicts"],
+        "wall_s": round(wall, 1),
+        "p50_s": round(statistics.median(times), 1),
+        "p95_s": round(common.percentile(times, 95), 1),
+        "max_s": round(max(times), 1),
+        "theses_per_hour": round(len(users) / wall * 3600, 1),
+        "citations_per_s": round(citations / wall, 2),
+        "stages": stages,
+        "processes": processes,
+        "loop_lag_p99_ms": {
+            n: p["loop_lag_p99_ms"] for n, p in processes.items() if "loop_lag_p99_ms" in p
+        },
+        "peak_rss_mb": {n: p["peak_rss_mb"] for n, p in processes.items()},
+    }
+
+
+# -- the sizing model ---------------------------------------------------------------------
+
+
+def service_of(process: str) -> str:
+    return POSTGRES if process == POSTGRES else process.rsplit("-", 1)[0]
+
+
+def cpu_per_thesis(run: dict) -> dict[str, float]:
+    """CPU seconds per thesis of each service (replicas summed) and of PostgreSQL."""
+    per: dict[str, float] = {}
+    for process, entry in run["processes"].items():
+        service = service_of(process)
+        per[service] = per.get(service, 0.0) + entry["cpu_s"] / run["theses"]
+    return per
+
+
+def bound_theses_per_hour(per_thesis: dict[str, float], replicas: dict[str, int]) -> float:
+    """The tighter of: all CPU over the machine's cores; each worker service over its replicas,
+    one core each at most (a Python process's handlers share one interpreter)."""
+    bounds = [CORES / sum(per_thesis.values())]
+    for service in WORKER_SERVICES:
+        if per_thesis.get(service):
+            bounds.append(min(replicas.get(service, 1), CORES) / per_thesis[service])
+    return min(bounds) * 3600
+
+
+def unit_costs(run: dict) -> dict[str, float]:
+    """CPU seconds per unit of work, the figures the sizing model in docs/operations.md uses."""
+    cpu = {service_of(p): 0.0 for p in run["processes"]}
+    for process, entry in run["processes"].items():
+        cpu[service_of(process)] += entry["cpu_s"]
+    return {
+        "parser_cpu_s_per_page": round(cpu.get("parser", 0.0) / max(run["pages"], 1), 3),
+        "retriever_cpu_s_per_citation": round(
+            cpu.get("retriever", 0.0) / max(run["citations"], 1), 4
+        ),
+        "judge_cpu_s_per_citation": round(cpu.get("judge", 0.0) / max(run["citations"], 1), 4),
+        "api_cpu_s_per_thesis": round(cpu.get("api", 0.0) / max(run["theses"], 1), 2),
+        "postgres_cpu_s_per_citation": round(cpu.get(POSTGRES, 0.0) / max(run["citations"], 1), 4),
+    }
+
+
+def bottleneck(run: dict) -> str:
+    per = cpu_per_thesis(run)
+    return max(WORKER_SERVICES, key=lambda s: per.get(s, 0.0))
+
+
+# -- main ---------------------------------------------------------------------------------
+
+
+def print_table(runs: dict[str, dict]) -> None:
+    rows = {
+        name: {
+            "theses_per_hour": run["theses_per_hour"],
+            "citations_per_s": run["citations_per_s"],
+            "p50_s": run["p50_s"],
+            "p95_s": run["p95_s"],
+            "max_s": run["max_s"],
+        }
+        for name, run in runs.items()
+    }
+    common.print_table(
+        rows,
+        [
+            common.Column("theses_per_hour", "theses/h", 1),
+            common.Column("citations_per_s", "citations/s", 2),
+            common.Column("p50_s", "p50 s", 1),
+            common.Column("p95_s", "p95 s", 1),
+            common.Column("max_s", "max s", 1),
+        ],
+        baseline="inprocess",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--theses", type=int, default=DEFAULT_THESES)
+    parser.add_argument("--citations", type=int, default=DEFAULT_CITATIONS)
+    parser.add_argument("--work-dir", type=Path, help="keep PDFs and logs here")
+    parser.add_argument("--data-dir", type=Path, default=CHECKCOVID, help="Check-COVID files")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S)
+    parser.add_argument("--no-write", action="store_true", help="print only (smoke runs)")
+    parser.add_argument("--only-inprocess", action="store_true", help="the baseline alone")
+    args = parser.parse_args(argv)
+    work_dir = args.work_dir or Path(tempfile.mkdtemp(prefix="citeproof-e2e-"))
+    load_at_start = os.getloadavg()
+    print(
+        f"e2e benchmark: {args.theses} users x 1 thesis of >= {args.citations} citations; "
+        f"{CORES} CPUs, load average {load_at_start[0]:.1f}; work in {work_dir}",
+        flush=True,
+    )
+    cases = compose(args.theses, args.citations, args.data_dir)
+    work = render(cases, work_dir / "pdf", args.data_dir)
+    runs: dict[str, dict] = {}
+    if args.only_inprocess:
+        runs["inprocess"] = run_configuration(
+            "inprocess", work, work_dir / "logs", replicas=None, timeout_s=args.timeout
+        )
+        print(json.dumps(runs, indent=1, sort_keys=True))
+        return 0
+    runs["distributed"] = run_configuration(
+        "distributed", work, work_dir / "logs", replicas={}, timeout_s=args.timeout
+    )
+    print_table(runs)
+    runs["inprocess"] = run_configuration(
+        "inprocess", work, work_dir / "logs", replicas=None, timeout_s=args.timeout
+    )
+    print_table(runs)
+    one = runs["distributed"]
+    slowest = bottleneck(one)
+    per_thesis = cpu_per_thesis(one)
+    efficiency = one["theses_per_hour"] / bound_theses_per_hour(per_thesis, {})
+    predicted = efficiency * bound_theses_per_hour(per_thesis, {slowest: 2})
+    print(f"bottleneck: {slowest}; predicted with 2 replicas: {predicted:.1f} theses/h")
+    runs["with_two_bottleneck_replicas"] = run_configuration(
+        "with_two_bottleneck_replicas", work, work_dir / "logs", replicas={slowest: 2},
+        timeout_s=args.timeout,
+    )  # fmt: skip
+    print_table(runs)
+    two = runs["with_two_bottleneck_replicas"]
+    load_at_end = os.getloadavg()
+    result = {
+        "method": __doc__.split("\n\n", 2)[2].split("\n\nWrites")[0],
+        "cpus": CORES,
+        "load_average_1m_at_start": round(load_at_start[0], 2),
+        "load_average_1m_at_end": round(load_at_end[0], 2),
+        # The headline figures: the distributed stack at one replica per stage.
+        **{key: one[key] for key in HEADLINE_KEYS},
+        "distributed": one,
+        "inprocess": runs["inprocess"],
+        "inprocess_theses_per_hour": runs["inprocess"]["theses_per_hour"],
+        "ratio_to_inprocess": round(
+            one["theses_per_hour"] / runs["inprocess"]["theses_per_hour"], 2
+        ),
+        "with_two_bottleneck_replicas": {
+            **two,
+            "bottleneck": slowest,
+            "predicted_theses_per_hour": round(predicted, 1),
+            "prediction_error": round(two["theses_per_hour"] / predicted - 1, 3),
+            "speedup": round(two["theses_per_hour"] / one["theses_per_hour"], 2),
+            "predicted_speedup": round(predicted / one["theses_per_hour"], 2),
+        },
+        "sizing": {
+            "unit_costs": unit_costs(one),
+            "cpu_s_per_thesis": {k: round(v, 1) for k, v in per_thesis.items()},
+            "efficiency": round(efficiency, 3),
+        },
+    }
+    print(
+        f"ratio to in-process: {result['ratio_to_inprocess']}x; 2x {slowest}: "
+        f"{two['theses_per_hour']} theses/h vs predicted {predicted:.1f}"
+    )
+    if args.no_write:
+        print(json.dumps(result, indent=1, sort_keys=True))
+        return 0
+    path = common.write_results(RESULT_NAME, result)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
