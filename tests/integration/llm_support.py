@@ -47,7 +47,7 @@ def completion_body(content: str, usage: tuple[int, int]) -> dict[str, Any]:
 
 
 class FakeOpenAI:
-    def __init__(self, script: list[Reply] | Callable[[dict], Reply]) -> None:
+    def __init__(self, script: list[Reply] | Callable[[dict], Reply], port: int = 0) -> None:
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
@@ -101,7 +101,8 @@ class FakeOpenAI:
                     with fake._lock:
                         fake._in_flight -= 1
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        # A fixed `port` lets a test stop the server and start another where it was.
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
