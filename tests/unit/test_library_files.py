@@ -221,3 +221,58 @@ def test_local_export_folder_finds_attached_pdfs_and_reports_missing(tmp_path: P
     assert len(local.pdfs) == 3
     # A server-side caller does not follow absolute paths.
     assert load_local_library(export, allow_absolute=False).entries[2].found is None
+
+
+ZOTERO_RDF_EXPORT = """<rdf:RDF
+ xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+ xmlns:z="http://www.zotero.org/namespaces/export#"
+ xmlns:dcterms="http://purl.org/dc/terms/"
+ xmlns:bib="http://purl.org/net/biblio#"
+ xmlns:foaf="http://xmlns.com/foaf/0.1/"
+ xmlns:link="http://purl.org/rss/1.0/modules/link/"
+ xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <bib:Article rdf:about="http://doi.org/10.5555/ucl.2021.0142">
+        <z:itemType>journalArticle</z:itemType>
+        <dcterms:isPartOf rdf:resource="urn:issn:1234-5678"/>
+        <bib:authors><rdf:Seq>
+            <rdf:li><foaf:Person><foaf:surname>Kowalczyk</foaf:surname>
+                <foaf:givenName>Marta</foaf:givenName></foaf:Person></rdf:li>
+            <rdf:li><foaf:Person><foaf:surname>Brandt</foaf:surname></foaf:Person></rdf:li>
+        </rdf:Seq></bib:authors>
+        <link:link rdf:resource="#item_12"/>
+        <link:link rdf:resource="#item_13"/>
+        <dc:title>Street-tree canopy cover and summer afternoon air temperature</dc:title>
+        <dc:date>2021-07</dc:date>
+    </bib:Article>
+    <bib:Journal rdf:about="urn:issn:1234-5678"><dc:title>Urban Climate Letters</dc:title></bib:Journal>
+    <z:Attachment rdf:about="#item_12">
+        <z:itemType>attachment</z:itemType>
+        <rdf:resource rdf:resource="files/12/Kowalczyk et al. - 2021.pdf"/>
+        <dc:title>Full Text PDF</dc:title>
+        <link:type>application/pdf</link:type>
+    </z:Attachment>
+    <z:Attachment rdf:about="#item_13">
+        <z:itemType>attachment</z:itemType>
+        <rdf:resource rdf:resource="files/13/snapshot.html"/>
+        <link:type>text/html</link:type>
+    </z:Attachment>
+    <bib:Memo rdf:about="#item_14"><z:itemType>note</z:itemType></bib:Memo>
+</rdf:RDF>
+"""
+
+
+def test_zotero_rdf_export_with_files() -> None:
+    from citeproof.library import ZOTERO_RDF
+
+    library = parse_library('<?xml version="1.0" encoding="UTF-8"?>\n' + ZOTERO_RDF_EXPORT, "x.rdf")
+    assert library.format == ZOTERO_RDF and library.problems == []
+    (entry,) = library.entries
+    assert entry.key == "kowalczyk2021" and entry.authors == ["Kowalczyk", "Brandt"]
+    assert entry.year == 2021 and entry.doi == "10.5555/ucl.2021.0142"
+    assert entry.venue == "Urban Climate Letters"
+    assert [(a.path, a.is_pdf) for a in entry.attachments] == [
+        ("files/12/Kowalczyk et al. - 2021.pdf", True),
+        ("files/13/snapshot.html", False),
+    ]
+    with pytest.raises(LibraryFormatError):
+        parse_library("<rdf:RDF><unclosed></rdf:RDF>", "x.rdf")

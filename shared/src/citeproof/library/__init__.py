@@ -12,6 +12,7 @@ from citeproof.library.model import (
     BIBTEX,
     CSL_JSON,
     RIS,
+    ZOTERO_RDF,
     Attachment,
     Library,
     LibraryEntry,
@@ -28,6 +29,10 @@ def parse_library(text: str, filename: str = "") -> Library:
         from citeproof.library.csljson import parse_csl_json
 
         return parse_csl_json(text)
+    if kind == ZOTERO_RDF:
+        from citeproof.library.zotero_rdf import parse_zotero_rdf
+
+        return parse_zotero_rdf(text)
     if kind == RIS:
         from citeproof.library.ris import parse_ris
 
@@ -41,6 +46,7 @@ __all__ = [
     "BIBTEX",
     "CSL_JSON",
     "RIS",
+    "ZOTERO_RDF",
     "Attachment",
     "Library",
     "LibraryEntry",

@@ -5,17 +5,26 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from citeproof.library.model import BIBTEX, CSL_JSON, RIS, LibraryFormatError
+from citeproof.library.model import BIBTEX, CSL_JSON, RIS, ZOTERO_RDF, LibraryFormatError
 
 _BIBTEX_BLOCK = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _RIS_RECORD = re.compile(r"^TY  - ", re.MULTILINE)
-_EXTENSIONS = {".bib": BIBTEX, ".bibtex": BIBTEX, ".ris": RIS, ".json": CSL_JSON}
+_EXTENSIONS = {
+    ".bib": BIBTEX,
+    ".bibtex": BIBTEX,
+    ".ris": RIS,
+    ".json": CSL_JSON,
+    ".rdf": ZOTERO_RDF,
+}
+_RDF_ROOT = re.compile(r"^\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<rdf:RDF\b", re.DOTALL)
 
 
 def detect_library_format(text: str, filename: str = "") -> str:
     stripped = text.lstrip("\ufeff \t\r\n")
     if stripped.startswith(("[", "{")):
         return CSL_JSON
+    if _RDF_ROOT.match(stripped[:4096]):
+        return ZOTERO_RDF
     if _RIS_RECORD.search(text):
         return RIS
     if _BIBTEX_BLOCK.search(text):
@@ -25,5 +34,5 @@ def detect_library_format(text: str, filename: str = "") -> str:
         return by_name
     raise LibraryFormatError(
         "The file is not a bibliography citeproof can read: export your library as BibTeX "
-        "(.bib), RIS (.ris) or CSL JSON (.json)."
+        "(.bib), RIS (.ris), CSL JSON (.json) or Zotero RDF (.rdf)."
     )

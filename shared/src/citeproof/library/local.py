@@ -15,7 +15,7 @@ import msgspec
 from citeproof.library import Library, LibraryFormatError, parse_library
 from citeproof.library.attachments import find_local_attachment
 
-LIBRARY_SUFFIXES = (".bib", ".bibtex", ".ris", ".json")
+LIBRARY_SUFFIXES = (".bib", ".bibtex", ".ris", ".json", ".rdf")
 
 
 class EntryFiles(msgspec.Struct, frozen=True, kw_only=True):

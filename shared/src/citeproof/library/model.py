@@ -9,7 +9,8 @@ import msgspec
 BIBTEX: Final = "bibtex"
 RIS: Final = "ris"
 CSL_JSON: Final = "csl-json"
-LIBRARY_FORMATS: Final = (BIBTEX, RIS, CSL_JSON)
+ZOTERO_RDF: Final = "zotero-rdf"
+LIBRARY_FORMATS: Final = (BIBTEX, RIS, CSL_JSON, ZOTERO_RDF)
 
 
 class Attachment(msgspec.Struct, frozen=True, kw_only=True):

@@ -250,11 +250,11 @@ export async function renderSession(root, sessionId) {
           dropZone({
             title: "Library (optional)",
             hint:
-              "Your reference manager's export: BibTeX .bib, RIS .ris or CSL JSON — " +
+              "Your reference manager's export: BibTeX .bib, RIS .ris, CSL JSON or Zotero RDF — " +
               "citations then link by key and attached file",
             multiple: true,
             testId: "library-input",
-            accept: ".bib,.bibtex,.ris,.json,.txt",
+            accept: ".bib,.bibtex,.ris,.json,.rdf,.txt",
             onFiles: (files) => upload("bibliography", files),
           })
         ),
