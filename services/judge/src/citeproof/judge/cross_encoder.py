@@ -16,13 +16,15 @@ from typing import Final
 
 import numpy as np
 
+from citeproof.pipeline import CONTRADICTED, SUPPORTED, UNSUPPORTED
+
 MODELS_DIR: Final = Path(__file__).parent / "models"
 DEFAULT_MODEL_PATH: Final = MODELS_DIR / "cross_encoder_int8.onnx"
 DEFAULT_TOKENIZER_PATH: Final = MODELS_DIR / "cross_encoder_tokenizer.json"
 # Word pieces per pair, special tokens included; the evidence side is cut, never the claim.
 MAX_TOKENS: Final = 160
 # Output order of the classifier head (the training labels).
-LABELS: Final = ("supported", "unsupported", "contradicted")
+LABELS: Final = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
 
 
 class CrossEncoder:
