@@ -137,3 +137,14 @@ def test_two_works_with_one_title_are_told_apart_by_author_and_year() -> None:
     assert find_entry(printed, [first, second])[:2] == (second, ENTRY_BY_TITLE)
     # Nothing tells them apart: ambiguous, so no entry.
     assert find_entry(ref("8", title=title), [first, second])[0] is None
+
+
+def test_a_reference_missing_from_a_partial_library_still_links_by_doi() -> None:
+    pdf = uuid.uuid4()
+    sources = [SourceMeta(document_id=pdf, title="Green roofs in Graz", doi="10.5555/graz")]
+    # Same first author as a library entry (a weak match), but its DOI is on an uploaded PDF.
+    reference = ref("Hofer2018", authors=["Hofer"], year=2018, doi="10.5555/GRAZ")
+    assert link_through_library(reference, LIBRARY, sources, {pdf: "graz.pdf"}) is None
+    # Without that PDF the weak match stands: reference_missing with the candidate.
+    weak = link_through_library(reference, LIBRARY, [], {})
+    assert weak.link.document_id is None and weak.candidates == ["hofer2020"]

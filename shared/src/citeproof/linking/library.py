@@ -27,7 +27,9 @@ from uuid import UUID
 import msgspec
 
 from citeproof.contracts.thesis import (
+    LINK_ARXIV,
     LINK_ATTACHMENT,
+    LINK_DOI,
     LINK_NONE,
     LinkResult,
     Reference,
@@ -199,6 +201,11 @@ def link_through_library(
     entry, how, confidence, candidates = find_entry(reference, library)
     if entry is None:
         if not candidates:
+            return None
+        found = link_reference(reference, sources)
+        if found.document_id is not None and found.method in (LINK_DOI, LINK_ARXIV):
+            # Not in the (perhaps partial) library, but an uploaded source carries its DOI:
+            # the ordinary linker links it, and that is no guess.
             return None
         return LibraryLink(
             entry_key=None,
