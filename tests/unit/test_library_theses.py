@@ -45,6 +45,7 @@ def test_latex_project_cites_by_key_with_pinpoints_and_lines() -> None:
         assert parsed.text[citation.marker_start : citation.marker_end] == citation.marker_text
         assert "\\" not in citation.claim_text and "~" not in citation.claim_text
         assert citation.source_file.startswith("chapters/") and citation.source_line >= 1
+        assert citation.page is None  # no pages in a source file: file and line instead
     by_pinpoint = {c.pinpoint for c in analysis.citations}
     assert {"p. 5", "ch. 2"} <= by_pinpoint  # \cite[p.~5]{k} and \citep[see][ch.~2]{k}
     # The line is the line of the \cite command in its own file.

@@ -107,7 +107,8 @@ def parse_latex_thesis(data: bytes, filename: str, settings: ParserSettings) -> 
     page_starts = [0]
     analysis = ThesisAnalysis(
         references=references,
-        citations=explicit_citations(text, page_starts, markers),
+        # A LaTeX source has no pages: citations carry their file and line instead.
+        citations=explicit_citations(text, [], markers),
         markers_found=len(markers),
         notes=notes,
     )
