@@ -24,8 +24,7 @@ from citeproof.obs.settings import ObservabilitySettings
 from citeproof.parser.service import ParseService
 from citeproof.pipeline import JUDGE_STAGE, PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE
 from citeproof.queue import run_once
-from citeproof.retriever.service import configure_process
-from citeproof.retriever.service import service as retriever_service
+from citeproof.retriever.service import RetrieverService, configure_process
 from citeproof.settings import load
 
 READY = "inprocess-worker-ready"
@@ -47,7 +46,7 @@ async def stage_loop(pool, stage, worker_id: str) -> None:
 
 async def work() -> None:
     parser = ParseService()
-    retriever = retriever_service()
+    retriever = RetrieverService()
     configure_process(retriever.settings)
     judge = JudgeStage(build_backend(load_judge_settings()))
     stages = [parser.stage(), retriever.plan_stage, retriever.retrieve_stage, judge.stage()]

@@ -5,23 +5,23 @@ from __future__ import annotations
 import asyncpg
 
 from citeproof.queue import run_worker
-from citeproof.retriever.service import configure_process, service
-
-
-async def _warm_up(_pool: asyncpg.Pool) -> None:
-    # Load the embedding model before claiming, so the first task does not pay for it while
-    # holding a lease (and /healthz is honest about when we can work).
-    await service().retriever.embed(["warm-up"])
+from citeproof.retriever.service import RetrieverService, configure_process
 
 
 def main() -> None:
-    retriever = service()
+    retriever = RetrieverService()
     configure_process(retriever.settings)
+
+    async def warm_up(_pool: asyncpg.Pool) -> None:
+        # Load the embedding model before claiming, so the first task does not pay for it while
+        # holding a lease (and /healthz is honest about when we can work).
+        await retriever.retriever.embed(["warm-up"])
+
     run_worker(
         service="retriever",
         stages=[retriever.plan_stage, retriever.retrieve_stage],
         capabilities=["plan", "retrieve"],
-        on_start=_warm_up,
+        on_start=warm_up,
     )
 
 

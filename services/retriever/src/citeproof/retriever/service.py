@@ -166,14 +166,3 @@ class RetrieverService:
             await conn.execute(INSERT_JUDGE_TASK, run_id, citation_id, ctx.row["user_id"])
             await notify(conn, JUDGE_CHANNEL)
             await notify(conn, EVENTS_CHANNEL, str(run_id))
-
-
-_service: RetrieverService | None = None
-
-
-def service() -> RetrieverService:
-    """The process-wide service (settings from the environment, the shared embedder)."""
-    global _service
-    if _service is None:
-        _service = RetrieverService()
-    return _service
