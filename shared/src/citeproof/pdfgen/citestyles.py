@@ -308,6 +308,8 @@ def styled(content: ThesisContent, style: str) -> StyledThesis:
             current.append(Run(" "))
     if current:
         paragraphs.append(tuple(_merged(current)))
+    # (label, entry): numbered styles label their entries, author-year styles do not.
+    entries: tuple[tuple[str | None, str], ...]
     if style in NUMBERED_STYLES:
         ordered = sorted(works.values(), key=lambda work: numbers.get(work.key, 10**6))
         ordered = [work for work in ordered if work.key in numbers]
