@@ -139,3 +139,30 @@ K.~Hofer and J.~Lindqvist.
     assert roofs.title.startswith("Roof-level and street-level cooling")
     # The list is not body text: no claims from it.
     assert [c.reference_label for c in parsed.analysis.citations] == ["kow21", "hof20"]
+
+
+def test_simple_fields_and_broken_codes(tmp_path: Path) -> None:
+    """`w:fldSimple` citation fields are read too; a field whose JSON is broken is skipped."""
+    from citeproof.parser.wordfields import read_citation_fields
+
+    data = {"type": "article", "title": "Heat", "author": [{"family": "Aalto"}]}
+    item = {"itemData": data, "uris": ["http://zotero.org/x/1"]}
+    code = "ADDIN ZOTERO_ITEM CSL_CITATION " + json.dumps({"citationItems": [item]})
+    escaped = code.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    body = (
+        '<w:p><w:r><w:t xml:space="preserve">Heat kills </w:t></w:r>'
+        f'<w:fldSimple w:instr="{escaped}"><w:r><w:t>(Aalto, 2023)</w:t></w:r></w:fldSimple>'
+        "<w:r><w:t>.</w:t></w:r></w:p>"
+        '<w:p><w:fldSimple w:instr="ADDIN ZOTERO_ITEM CSL_CITATION {broken"><w:r><w:t>[9]</w:t>'
+        "</w:r></w:fldSimple></w:p>"
+    )
+    xml = (
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        f"<w:body>{body}</w:body></w:document>"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("word/document.xml", xml)
+    (field,) = read_citation_fields(buffer.getvalue())
+    assert field.result == "(Aalto, 2023)" and field.before == "Heat kills "
+    assert field.citation["citationItems"][0]["itemData"]["title"] == "Heat"
