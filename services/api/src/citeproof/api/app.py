@@ -16,6 +16,7 @@ from litestar.static_files import create_static_files_router
 
 from citeproof.api.content_types import require_json_bodies
 from citeproof.api.documents.controllers import DocumentController
+from citeproof.api.documents.slots import UploadSlots
 from citeproof.api.errors import EXCEPTION_HANDLERS, document_error_responses
 from citeproof.api.events import EventHub
 from citeproof.api.headers import content_security_policy, security_headers
@@ -66,11 +67,12 @@ def create_app(
 ) -> Litestar:
     """The API. With `pool`, the app uses it and leaves closing it to the caller (tests);
     without, it opens its own pool on startup and closes it on shutdown."""
-    settings = settings or load(ApiSettings)
+    settings = (settings or load(ApiSettings)).validate()
     db_settings = db_settings or load(DatabaseSettings)
     queue_settings = queue_settings or load(QueueSettings)
     metrics = ApiMetrics()
     hub = EventHub(resolve_listen_url(db_settings))
+    upload_slots = UploadSlots(settings)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -110,6 +112,7 @@ def create_app(
             "db_settings": Provide(lambda: db_settings, sync_to_thread=False, use_cache=True),
             "api_metrics": Provide(lambda: metrics, sync_to_thread=False, use_cache=True),
             "events_hub": Provide(lambda: hub, sync_to_thread=False, use_cache=True),
+            "upload_slots": Provide(lambda: upload_slots, sync_to_thread=False, use_cache=True),
         },
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=require_json_bodies,

@@ -11,6 +11,7 @@ import asyncpg
 from litestar.di import NamedDependency
 from litestar.params import FromPath
 
+from citeproof.api.documents.slots import UploadSlots
 from citeproof.api.events import EventHub
 from citeproof.api.metrics import ApiMetrics
 from citeproof.api.settings import ApiSettings
@@ -24,4 +25,5 @@ StaleAfter = NamedDependency[float]
 Metrics = NamedDependency[ApiMetrics]
 Hub = NamedDependency[EventHub]
 DbSettings = NamedDependency[DatabaseSettings]
+Uploads = NamedDependency[UploadSlots]
 PathId = FromPath[uuid.UUID]

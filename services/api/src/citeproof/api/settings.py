@@ -21,6 +21,12 @@ DEFAULT_RATE_LIMIT_UPLOADS = 20
 DEFAULT_ACTIVE_JOBS_RETRY_AFTER_S = 30
 DEFAULT_SSE_SLOW_POLL_S = 3.0
 DEFAULT_SSE_MAX_DURATION_S = 3600
+# Upload bodies are spooled to disk while read, so these bound disk, not memory: at most
+# max_concurrent_uploads x max_staged_bytes of spool per process (size the emptyDir for it).
+DEFAULT_MAX_CONCURRENT_UPLOADS = 8
+DEFAULT_MAX_CONCURRENT_UPLOADS_PER_USER = 2
+DEFAULT_UPLOAD_SLOT_WAIT_S = 30.0
+DEFAULT_UPLOAD_IDLE_TIMEOUT_S = 30.0
 
 
 class ApiSettings(Settings, frozen=True, kw_only=True):
@@ -65,3 +71,32 @@ class ApiSettings(Settings, frozen=True, kw_only=True):
     sse_max_duration_s: Annotated[
         int, doc("A progress stream closes after this long; EventSource reconnects.", ge=1)
     ] = DEFAULT_SSE_MAX_DURATION_S
+    max_concurrent_uploads: Annotated[
+        int,
+        doc("Upload bodies one API process reads at a time; others wait for a slot "
+            "(up to upload_slot_wait_s, then 503).", ge=1),
+    ] = DEFAULT_MAX_CONCURRENT_UPLOADS  # fmt: skip
+    max_concurrent_uploads_per_user: Annotated[
+        int, doc("Uploads one user may have in flight on one API process (more: 429).", ge=1)
+    ] = DEFAULT_MAX_CONCURRENT_UPLOADS_PER_USER
+    upload_slot_wait_s: Annotated[
+        float, doc("How long an upload waits for a free slot before 503 (seconds).", ge=0)
+    ] = DEFAULT_UPLOAD_SLOT_WAIT_S
+    upload_idle_timeout_s: Annotated[
+        float,
+        doc("An upload whose body sends nothing for this long is refused with 408 (seconds).",
+            gt=0),
+    ] = DEFAULT_UPLOAD_IDLE_TIMEOUT_S  # fmt: skip
+    upload_spool_dir: Annotated[
+        str,
+        doc("Directory for upload bodies on their way into PostgreSQL (empty: the system "
+            "temporary directory). Needs max_concurrent_uploads x max_staged_bytes free."),
+    ] = ""  # fmt: skip
+
+    def validate(self) -> ApiSettings:
+        """Refuse combinations that cannot work."""
+        if self.max_concurrent_uploads_per_user > self.max_concurrent_uploads:
+            raise ValueError("max_concurrent_uploads_per_user cannot exceed max_concurrent_uploads")
+        if self.max_file_bytes > self.max_staged_bytes:
+            raise ValueError("max_file_bytes cannot exceed max_staged_bytes")
+        return self

@@ -7,7 +7,7 @@ from typing import Any
 from litestar import Controller, Request, delete, get, post
 
 from citeproof.api.content_types import OPT_MULTIPART
-from citeproof.api.deps import CallerDep, PathId, Pool, Settings
+from citeproof.api.deps import CallerDep, PathId, Pool, Settings, Uploads
 from citeproof.api.documents import services
 from citeproof.api.documents.openapi import UploadOperation
 from citeproof.api.documents.schemas import DocumentList, JobStatus, UploadAccepted
@@ -40,16 +40,31 @@ class DocumentController(Controller):
         caller: CallerDep,
         pool: Pool,
         api_settings: Settings,
+        upload_slots: Uploads,
     ) -> UploadAccepted:
+        # Everything that can refuse the upload runs before a byte of the body is read: the
+        # session, the caller's share of upload slots, parse jobs, and staged bytes against
+        # the declared Content-Length. The body then goes to a spool file, never to memory.
         await get_session_row(pool, caller.user_id, session_id)
-        await services.precheck_admission(pool, caller.user_id, api_settings)
-        form = await read_upload(
-            request,
-            max_file_bytes=api_settings.max_file_bytes,
-            max_total_bytes=api_settings.max_staged_bytes,
-            max_files=api_settings.max_files_per_upload,
-        )
-        return await services.stage_upload(pool, caller.user_id, session_id, form, api_settings)
+        async with upload_slots.hold(caller.user_id):
+            room = await services.precheck_admission(
+                pool, caller.user_id, api_settings, _content_length(request)
+            )
+            form = await read_upload(
+                request,
+                max_file_bytes=api_settings.max_file_bytes,
+                max_total_bytes=room,
+                max_files=api_settings.max_files_per_upload,
+                spool_dir=api_settings.upload_spool_dir,
+                idle_timeout_s=api_settings.upload_idle_timeout_s,
+                staged_cap_bytes=api_settings.max_staged_bytes,
+            )
+            try:
+                return await services.stage_upload(
+                    pool, caller.user_id, session_id, form, api_settings
+                )
+            finally:
+                form.close()
 
     @get("/sessions/{session_id:uuid}/documents", summary="Documents linked to a session")
     async def list_documents(
@@ -70,3 +85,9 @@ class DocumentController(Controller):
     @get("/jobs/{job_id:uuid}", summary="Parse-job status with its items")
     async def get_job(self, job_id: PathId, caller: CallerDep, pool: Pool) -> JobStatus:
         return await services.get_job(pool, caller.user_id, job_id)
+
+
+def _content_length(request: Request[Any, Any, Any]) -> int | None:
+    """The declared body size, when there is a sane one (chunked bodies have none)."""
+    raw = request.headers.get("content-length", "")
+    return int(raw) if raw.isdigit() else None

@@ -55,10 +55,48 @@ def _too_many_jobs(settings: ApiSettings) -> ApiError:
     )
 
 
-async def precheck_admission(pool: asyncpg.Pool, user_id: uuid.UUID, settings: ApiSettings) -> None:
-    """Cheap early refusal before the body is read; `stage_upload` re-checks under a lock."""
+# Bytes of this user's files staged and not yet parsed (the trigger NULLs them when parsed).
+STAGED_BYTES_SQL = """
+SELECT COALESCE(sum(size_bytes), 0) FROM parse_items
+WHERE user_id = $1 AND file_bytes IS NOT NULL
+"""
+# Multipart framing around the file bytes: boundaries and part headers (at most 16 KiB each).
+# Content-Length may exceed the room left by this much before the request is refused unread;
+# the exact file bytes are still counted while streaming.
+MULTIPART_OVERHEAD_ALLOWANCE = 1024 * 1024
+_MIB = 1024 * 1024
+
+
+def _staged_limit(settings: ApiSettings, staged: int, upload_bytes: int) -> ApiError:
+    return ApiError(
+        413,
+        "staged_bytes_limit",
+        f"You have {staged / _MIB:.1f} MiB waiting to be parsed; with this upload "
+        f"({upload_bytes / _MIB:.1f} MiB) that would exceed the "
+        f"{settings.max_staged_bytes // _MIB} MiB limit. Wait for parsing to finish or "
+        "upload fewer files.",
+        retry_after=settings.active_jobs_retry_after_s,
+    )
+
+
+async def precheck_admission(
+    pool: asyncpg.Pool,
+    user_id: uuid.UUID,
+    settings: ApiSettings,
+    content_length: int | None = None,
+) -> int:
+    """Cheap early refusal before the body is read (`stage_upload` re-checks under a lock).
+
+    Returns the staged bytes the user has room for, the cap for reading this body; a declared
+    Content-Length beyond that room (plus multipart framing) is refused without reading it.
+    """
     if await _active_jobs(pool, user_id) >= settings.max_active_parse_jobs:
         raise _too_many_jobs(settings)
+    staged = await pool.fetchval(STAGED_BYTES_SQL, user_id)
+    room = max(0, settings.max_staged_bytes - staged)
+    if content_length is not None and content_length - MULTIPART_OVERHEAD_ALLOWANCE > room:
+        raise _staged_limit(settings, staged, content_length - MULTIPART_OVERHEAD_ALLOWANCE)
+    return room
 
 
 async def _check_admission(
@@ -69,22 +107,9 @@ async def _check_admission(
     await conn.execute("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", user_id)
     if await _active_jobs(conn, user_id) >= settings.max_active_parse_jobs:
         raise _too_many_jobs(settings)
-    staged = await conn.fetchval(
-        "SELECT COALESCE(sum(size_bytes), 0) FROM parse_items "
-        "WHERE user_id = $1 AND file_bytes IS NOT NULL",
-        user_id,
-    )
+    staged = await conn.fetchval(STAGED_BYTES_SQL, user_id)
     if staged + upload_bytes > settings.max_staged_bytes:
-        mib = 1024 * 1024
-        raise ApiError(
-            413,
-            "staged_bytes_limit",
-            f"You have {staged / mib:.1f} MiB waiting to be parsed; with this upload "
-            f"({upload_bytes / mib:.1f} MiB) that would exceed the "
-            f"{settings.max_staged_bytes // mib} MiB limit. Wait for parsing to finish or "
-            "upload fewer files.",
-            retry_after=settings.active_jobs_retry_after_s,
-        )
+        raise _staged_limit(settings, staged, upload_bytes)
 
 
 UPSERT_DOCUMENT_SQL = """
@@ -99,11 +124,21 @@ SELECT EXISTS (SELECT 1 FROM parse_items
                WHERE document_id = $1 AND state IN ('queued', 'running'))
 """
 
+# One piece of an upload's bytes (at most SPOOL_READ_BYTES), written inside the staging
+# transaction.
+INSERT_UPLOAD_CHUNK_SQL = """
+INSERT INTO staged_upload_chunks (upload_id, seq, data) VALUES ($1, $2, $3)
+"""
+# The parse item, its file_bytes assembled by PostgreSQL from the upload's chunks.
 INSERT_ITEM_SQL = """
 INSERT INTO parse_items (job_id, user_id, document_id, filename, declared_type, size_bytes,
                          file_bytes)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+VALUES ($1, $2, $3, $4, $5, $6,
+        (SELECT COALESCE(string_agg(data, ''::bytea ORDER BY seq), ''::bytea)
+         FROM staged_upload_chunks WHERE upload_id = $7))
 """
+# The chunks have served their purpose once the item holds the bytes.
+DELETE_UPLOAD_CHUNKS_SQL = "DELETE FROM staged_upload_chunks WHERE upload_id = $1"
 
 
 async def _stage_file(
@@ -117,7 +152,7 @@ async def _stage_file(
         kind,
         upload.filename,
         upload.content_type,
-        len(upload.data),
+        upload.size,
     )
     document_id, state, needs_parse = row["id"], row["state"], bool(row["inserted"])
     if not needs_parse:
@@ -144,6 +179,31 @@ async def _stage_file(
         duplicate=not bool(row["inserted"]),
     )
     return document, needs_parse
+
+
+async def _insert_item(
+    conn: asyncpg.Connection,
+    job_id: uuid.UUID,
+    user_id: uuid.UUID,
+    document_id: uuid.UUID,
+    form: UploadForm,
+    upload: UploadedFile,
+) -> None:
+    """Queue the file's parse item, its bytes sent one bounded chunk per statement."""
+    upload_id = uuid.uuid4()
+    for seq, chunk in enumerate(form.chunks(upload)):
+        await conn.execute(INSERT_UPLOAD_CHUNK_SQL, upload_id, seq, chunk)
+    await conn.execute(
+        INSERT_ITEM_SQL,
+        job_id,
+        user_id,
+        document_id,
+        upload.filename,
+        upload.content_type,
+        upload.size,
+        upload_id,
+    )
+    await conn.execute(DELETE_UPLOAD_CHUNKS_SQL, upload_id)
 
 
 async def stage_upload(
@@ -179,16 +239,7 @@ async def stage_upload(
                 form.kind,
             )
             if needs_parse:
-                await conn.execute(
-                    INSERT_ITEM_SQL,
-                    job_id,
-                    user_id,
-                    document.id,
-                    upload.filename,
-                    upload.content_type,
-                    len(upload.data),
-                    bytes(upload.data),
-                )
+                await _insert_item(conn, job_id, user_id, document.id, form, upload)
                 items += 1
         # A job of nothing but duplicates is finished at birth: no worker will touch it.
         await conn.execute(

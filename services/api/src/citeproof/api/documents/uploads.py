@@ -3,13 +3,20 @@
 We parse the body ourselves (with the `multipart` package Litestar itself uses) instead of
 `request.form()` so that an oversized file is refused as soon as it crosses the cap — not after
 buffering it — and so that each refusal gets its own stable error code.
+
+File bytes never accumulate in memory: each piece the parser yields is written to one spool
+file per request (an unlinked temporary file, gone when closed or when the process dies) and
+hashed on the way; the staging step copies them into PostgreSQL in bounded chunks.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import tempfile
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from litestar import Request
 from multipart import MultipartSegment, ParserError, ParserLimitReached, PushMultipartParser
@@ -27,11 +34,17 @@ MAX_PART_HEADER_BYTES = 16 * 1024
 MAX_TEXT_FIELD_BYTES = 1024
 
 
+# Pieces read back from the spool per database statement: bounds the memory of staging.
+SPOOL_READ_BYTES = 1024 * 1024
+
+
 @dataclass
 class UploadedFile:
     filename: str
     content_type: str | None
-    data: bytearray = field(default_factory=bytearray)
+    # Where this file's bytes sit in the request's spool file.
+    offset: int = 0
+    size: int = 0
     sha256: bytes = b""
 
 
@@ -39,10 +52,25 @@ class UploadedFile:
 class UploadForm:
     kind: str
     files: list[UploadedFile]
+    spool: IO[bytes] = field(repr=False)
 
     @property
     def total_bytes(self) -> int:
-        return sum(len(f.data) for f in self.files)
+        return sum(f.size for f in self.files)
+
+    def chunks(self, upload: UploadedFile) -> Iterator[bytes]:
+        """The file's bytes, SPOOL_READ_BYTES at a time."""
+        self.spool.seek(upload.offset)
+        left = upload.size
+        while left > 0:
+            piece = self.spool.read(min(SPOOL_READ_BYTES, left))
+            if not piece:
+                raise OSError("the upload spool file is shorter than what was written to it")
+            left -= len(piece)
+            yield piece
+
+    def close(self) -> None:
+        self.spool.close()
 
 
 def _boundary(request: Request[Any, Any, Any]) -> bytes:
@@ -64,14 +92,65 @@ def _malformed(reason: str) -> ApiError:
     return ApiError(400, "malformed_multipart", f"The multipart body is malformed: {reason}.")
 
 
+async def _chunks_with_idle_timeout(
+    request: Request[Any, Any, Any], idle_timeout_s: float
+) -> AsyncIterator[bytes]:
+    """The body's chunks; a client that sends nothing for `idle_timeout_s` (slowloris) is cut
+    off with 408 instead of holding an upload slot forever."""
+    stream = request.stream().__aiter__()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(stream.__anext__(), idle_timeout_s)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise ApiError(
+                408,
+                "upload_timeout",
+                f"The upload sent no data for {idle_timeout_s:g} s and was abandoned; send the "
+                "body without pauses.",
+            ) from None
+        yield chunk
+
+
 async def read_upload(
     request: Request[Any, Any, Any],
     *,
     max_file_bytes: int,
     max_total_bytes: int,
     max_files: int,
+    spool_dir: str | None = None,
+    idle_timeout_s: float = 30.0,
+    staged_cap_bytes: int | None = None,
 ) -> UploadForm:
+    """Parse the multipart body into a spool file. The caller must close() the form.
+
+    `max_total_bytes` is the room this user has left; `staged_cap_bytes` the overall cap,
+    named in the refusal."""
     boundary = _boundary(request)
+    # Unlinked at once: nothing is left on disk when the form is closed or the process dies.
+    spool = tempfile.TemporaryFile(dir=spool_dir or None)
+    try:
+        return await _read_into(
+            request,
+            boundary,
+            spool,
+            (max_file_bytes, max_total_bytes, staged_cap_bytes, max_files),
+            idle_timeout_s,
+        )
+    except BaseException:
+        spool.close()
+        raise
+
+
+async def _read_into(
+    request: Request[Any, Any, Any],
+    boundary: bytes,
+    spool: IO[bytes],
+    caps: tuple[int, int, int | None, int],
+    idle_timeout_s: float,
+) -> UploadForm:
+    max_file_bytes, max_total_bytes, staged_cap_bytes, max_files = caps
     files: list[UploadedFile] = []
     kind_parts: list[bytearray] = []
     current: UploadedFile | bytearray | None = None
@@ -83,17 +162,23 @@ async def read_upload(
             max_header_size=MAX_PART_HEADER_BYTES,
             max_segment_count=max_files + 8,
         ) as parser:
-            stream = request.stream()
-            async for chunk in stream:
+            async for chunk in _chunks_with_idle_timeout(request, idle_timeout_s):
                 for part in parser.parse(chunk):
                     if isinstance(part, MultipartSegment):
                         current, hasher = _start_part(part, files, kind_parts, max_files)
+                        if isinstance(current, UploadedFile):
+                            current.offset = total
                     elif part:  # a piece of the current part's body
                         if isinstance(current, UploadedFile):
-                            current.data += part
+                            # A blocking write, on purpose: it lands in the page cache in
+                            # microseconds, less than a hop to a thread would cost.
+                            spool.write(part)
                             hasher.update(part)
+                            current.size += len(part)
                             total += len(part)
-                            _check_sizes(current, total, max_file_bytes, max_total_bytes)
+                            _check_sizes(
+                                current, total, max_file_bytes, max_total_bytes, staged_cap_bytes
+                            )
                         elif current is not None:
                             current += part
                             if len(current) > MAX_TEXT_FIELD_BYTES:
@@ -108,7 +193,8 @@ async def read_upload(
         raise _malformed("too many parts or an oversized part header") from None
     except ParserError as exc:
         raise _malformed(str(exc).rstrip(".") or "unreadable") from None
-    return UploadForm(kind=_kind(kind_parts), files=_checked_files(files))
+    spool.flush()
+    return UploadForm(kind=_kind(kind_parts), files=_checked_files(files), spool=spool)
 
 
 def _start_part(
@@ -138,9 +224,13 @@ def _start_part(
 
 
 def _check_sizes(
-    current: UploadedFile, total: int, max_file_bytes: int, max_total_bytes: int
+    current: UploadedFile,
+    total: int,
+    max_file_bytes: int,
+    max_total_bytes: int,
+    staged_cap_bytes: int | None,
 ) -> None:
-    if len(current.data) > max_file_bytes:
+    if current.size > max_file_bytes:
         raise ApiError(
             413,
             "file_too_large",
@@ -151,8 +241,10 @@ def _check_sizes(
         raise ApiError(
             413,
             "staged_bytes_limit",
-            f"This upload is larger than the {max_total_bytes // (1024 * 1024)} MiB a user may "
-            "have waiting to be parsed. Upload fewer files at once.",
+            f"This upload is larger than the {max_total_bytes / (1024 * 1024):.1f} MiB you may "
+            "still stage: at most "
+            f"{(staged_cap_bytes or max_total_bytes) // (1024 * 1024)} MiB may wait to be "
+            "parsed. Upload fewer files at once, or wait for parsing to finish.",
         )
 
 
