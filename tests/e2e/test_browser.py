@@ -41,6 +41,14 @@ UI_TIMEOUT_MS = 15_000
 SCREENSHOT_VIEWPORT = {"width": 1280, "height": 1600}
 # GET /v1/runs/{id} — what the run page polls when it has no event stream.
 RUN_STATUS_URL = re.compile(r"/v1/runs/[^/?]+$")
+RUN_PAGE_URL = re.compile(r"#/runs/([0-9a-f-]{36})")
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (e) =>
+  window.citeproofCspViolation(
+    `${e.violatedDirective}: ${e.blockedURI || "inline"} in ${e.documentURI}`
+  )
+);
+"""
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +75,18 @@ def page():
         page.set_default_timeout(UI_TIMEOUT_MS)
         page.errors = []
         page.on("pageerror", lambda error: page.errors.append(str(error)))
+        # Every Content-Security-Policy violation fails the test: Chromium reports each one on
+        # the console ("Refused to ...") and as a securitypolicyviolation event.
+        page.csp_violations = []
+        page.on(
+            "console",
+            lambda message: (
+                "Content Security Policy" in message.text
+                and page.csp_violations.append(message.text)
+            ),
+        )
+        page.expose_function("citeproofCspViolation", lambda text: page.csp_violations.append(text))
+        page.add_init_script(CSP_LISTENER)
         yield page
 
 
@@ -231,6 +251,20 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     assert "No uploaded source" not in relinked.locator(".source-line").inner_text()
 
     assert page.errors == [], f"JavaScript errors on the page: {page.errors}"
+
+    # The standalone HTML report under the API's policy: its inline filter script (allowed by
+    # hash) runs — a click on a verdict card hides the other verdicts.
+    run_id = RUN_PAGE_URL.search(page.url).group(1)
+    page.set_extra_http_headers({"Authorization": f"Bearer {token}"})
+    page.goto(f"{base_url}/v1/runs/{run_id}/report?format=html")
+    page.wait_for_selector("article.citation")
+    page.click(".card[data-filter]:not([data-filter=all])")
+    visible = page.locator("article.citation:visible").evaluate_all(
+        "items => items.map(i => i.dataset.label)"
+    )
+    chosen = page.get_attribute(".card.active", "data-filter")
+    assert visible and set(visible) == {chosen}
+    assert page.csp_violations == [], f"Content-Security-Policy violations: {page.csp_violations}"
 
 
 def _artifact(name: str) -> Path:
