@@ -41,6 +41,26 @@ async def test_healthz_and_readyz(pool, db_settings):
         }
 
 
+async def test_readyz_names_a_stage_whose_backend_is_down(pool, db_settings):
+    async with api_client(db_settings) as client:
+        await pool.execute("DELETE FROM worker_heartbeats")
+        # A live judge worker whose circuit breaker is open: it no longer advertises judge.
+        await pool.execute(
+            "INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname,"
+            " pid, unavailable) VALUES ('j2', 'judge', 't', '{}', 'h', 1, $1::jsonb)",
+            '{"judge": {"dependency": "judge backend", "since": "2026-01-02T03:04:05+00:00"}}',
+        )
+        try:
+            ready = await client.get("/readyz")
+        finally:
+            await pool.execute("DELETE FROM worker_heartbeats")
+    assert ready.status_code == 200
+    assert ready.json()["workers"]["judge"] is False
+    assert ready.json()["unavailable"] == {
+        "judge": "judge backend unreachable since 2026-01-02 03:04:05 UTC"
+    }
+
+
 async def test_labels_are_served_without_a_token_from_the_pipeline_contract(db_settings):
     async with api_client(db_settings) as client:
         response = await client.get("/labels")

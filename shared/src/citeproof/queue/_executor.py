@@ -11,7 +11,7 @@ import asyncpg
 import structlog
 
 from citeproof.queue import _sql
-from citeproof.queue.errors import LeaseLost, PermanentError
+from citeproof.queue.errors import DependencyDown, LeaseLost, PermanentError
 from citeproof.queue.metrics import TASK_DURATION, TASKS_FINISHED
 from citeproof.queue.settings import QueueSettings
 from citeproof.queue.stage import TaskContext, TerminalOutcome
@@ -22,6 +22,10 @@ MAX_ERROR_CHARS = 4000
 # Outcome label of a task whose end could not be written (the failure path raised): its lease
 # expires and the sweeper retries or buries it.
 UNRECORDED = "unrecorded"
+# Outcome label of a task handed back because a backend its stage needs is down.
+HELD = "held"
+# Outcomes after which the stage's backend evidently was not down.
+ANSWERED_OUTCOMES = frozenset({"succeeded", "failed", "retried", "dead"})
 
 
 def retry_delay(attempt: int, settings: QueueSettings) -> float:
@@ -58,6 +62,8 @@ async def execute(ctx: TaskContext, settings: QueueSettings) -> str:
         # Drain ran out of grace: the worker hands the row back (see worker.py).
         outcome = "cancelled"
         raise
+    except DependencyDown as exc:
+        outcome = await _hold_for_dependency(ctx, exc, settings)
     except PermanentError as exc:
         outcome = await _fail_permanently(ctx, exc)
     except Exception as exc:
@@ -68,6 +74,21 @@ async def execute(ctx: TaskContext, settings: QueueSettings) -> str:
             TASKS_FINISHED.labels(stage.name, outcome).inc()
         structlog.contextvars.unbind_contextvars("stage", "task_id", "worker_id", "run_id")
     return outcome
+
+
+async def _hold_for_dependency(
+    ctx: TaskContext, exc: DependencyDown, settings: QueueSettings
+) -> str:
+    """The backend is down, not the task: give it back uncharged and open the breaker (which
+    stops the claims). Without a breaker, or after an outage longer than the limit, it is an
+    ordinary failure: retried with backoff, its attempt charged."""
+    breaker = ctx.breaker
+    if breaker is None or breaker.outage_too_long:
+        return await _retry_or_bury(ctx, exc, settings)
+    breaker.trip(exc.dependency, exc.detail)
+    await ctx.snooze(0)
+    log.info("task.held", dependency=exc.dependency, detail=exc.detail)
+    return HELD
 
 
 async def _fail_permanently(ctx: TaskContext, exc: PermanentError) -> str:

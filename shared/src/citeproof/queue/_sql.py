@@ -207,11 +207,14 @@ NOTIFY = "SELECT pg_notify($1, $2)"
 # Registers a worker at boot, and on every beat marks it seen (and whether it is draining).
 # An upsert, not an UPDATE: a worker whose row was pruned (it was partitioned from the
 # database for longer than the prune age, yet kept working) appears again at its next beat.
+# `capabilities` leave out a stage whose backend is down, which `unavailable` ($8) describes.
 TOUCH_WORKER = """
-INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname, pid, draining)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname, pid, draining,
+                               unavailable)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb)
 ON CONFLICT (worker_id) DO UPDATE
-SET last_seen = now(), draining = EXCLUDED.draining, capabilities = EXCLUDED.capabilities
+SET last_seen = now(), draining = EXCLUDED.draining, capabilities = EXCLUDED.capabilities,
+    unavailable = EXCLUDED.unavailable
 """
 
 DEREGISTER_WORKER = "DELETE FROM worker_heartbeats WHERE worker_id = $1"

@@ -26,6 +26,8 @@ DEFAULT_LISTENER_KEEPALIVE_S = 10.0
 DEFAULT_LISTENER_RECONNECT_MAX_S = 10.0
 DEFAULT_WORKER_HTTP_PORT = 9000
 DEFAULT_WORKER_STALE_S = 90.0
+DEFAULT_DEPENDENCY_PROBE_S = 5.0
+DEFAULT_DEPENDENCY_OUTAGE_MAX_S = 900.0
 
 
 class QueueSettings(Settings, frozen=True, kw_only=True):
@@ -88,6 +90,22 @@ class QueueSettings(Settings, frozen=True, kw_only=True):
     worker_stale_s: Annotated[
         float, doc("A worker not seen for this long counts as gone (API readiness).", gt=0)
     ] = DEFAULT_WORKER_STALE_S
+    dependency_probe_s: Annotated[
+        float,
+        doc(
+            "While a stage's backend (judge LLM, embeddings API) is unreachable, the worker "
+            "claims nothing of that stage and lets one task through this often to probe it.",
+            gt=0,
+        ),
+    ] = DEFAULT_DEPENDENCY_PROBE_S
+    dependency_outage_max_s: Annotated[
+        float,
+        doc(
+            "An outage longer than this stops holding the stage's tasks: they run again and "
+            "fail with their attempts charged (e.g. judge_error) instead of waiting.",
+            gt=0,
+        ),
+    ] = DEFAULT_DEPENDENCY_OUTAGE_MAX_S
 
     def validate(self, prefix: str = GENERAL_PREFIX) -> QueueSettings:
         """Refuse combinations that would lose leases or hide a misconfiguration.

@@ -86,6 +86,8 @@ class TaskContext:
     finishing: bool = False
     # The worker's group committer for this stage (None: one statement per completion).
     completer: Any = None
+    # The stage's circuit breaker in this worker (None: run_once and tools, no breaker).
+    breaker: Any = None
 
     @property
     def task_id(self) -> Any:

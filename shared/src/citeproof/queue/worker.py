@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import os
 import random
 import signal
@@ -29,8 +30,9 @@ from citeproof.db.pool import create_pool, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.queue import _sql
+from citeproof.queue._breaker import Breaker
 from citeproof.queue._completer import GroupCompleter
-from citeproof.queue._executor import execute
+from citeproof.queue._executor import ANSWERED_OUTCOMES, execute
 from citeproof.queue._health import HealthServer
 from citeproof.queue._listener import Listener
 from citeproof.queue._sweeper import sweep_expired
@@ -50,6 +52,8 @@ log = structlog.get_logger("citeproof.worker")
 # as a multiple of the poll interval (a tick happens at least once per poll interval).
 STALL_FACTOR = 5
 MIN_STALL_S = 30.0
+# An outage's detail as kept in the registry (the error text of the failing call).
+MAX_OUTAGE_DETAIL_CHARS = 300
 # Name prefix of the claim loops' asyncio tasks (drain waits for them first).
 CLAIM_TASK_PREFIX = "claim-"
 # Pool connections the runtime itself may hold at once besides the handlers': a claim, a
@@ -107,6 +111,16 @@ class _StageRunner:
     in_flight: dict[object, tuple[asyncio.Task[None], TaskContext]] = field(default_factory=dict)
     # When the claim loop last went round (monotonic), for /healthz.
     last_tick: float = field(default_factory=time.monotonic)
+    # Open while a backend the stage needs is unreachable (see _breaker.py).
+    breaker: Breaker | None = None
+
+    def __post_init__(self) -> None:
+        if self.breaker is None:
+            self.breaker = Breaker(
+                self.stage.name,
+                self.settings.dependency_probe_s,
+                self.settings.dependency_outage_max_s,
+            )
 
 
 @dataclass
@@ -302,6 +316,11 @@ class Worker:
             # announced rows. Clearing only when there was room made a full worker spin.
             runner.wake.clear()
             capacity = settings.concurrency - len(runner.in_flight)
+            assert runner.breaker is not None
+            limit = runner.breaker.claim_limit()
+            if limit is not None:
+                # The stage's backend is down: nothing, or one probe task at a time.
+                capacity = min(capacity, limit)
             claimed = 0
             if capacity > 0:
                 try:
@@ -326,6 +345,8 @@ class Worker:
             if claimed and claimed == min(settings.batch_size, capacity):
                 continue  # more work is probably waiting; don't sleep
             timeout = settings.poll_interval_s * random.uniform(0.8, 1.2)
+            if runner.breaker.is_open:
+                timeout = min(timeout, max(runner.breaker.seconds_to_probe(), 0.05))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(runner.wake.wait(), timeout=timeout)
 
@@ -339,6 +360,7 @@ class Worker:
             pool=self.pool,
             worker_id=self.worker_id,
             completer=runner.completer,
+            breaker=runner.breaker,
         )
         if self.hooks.on_claimed:
             self.hooks.on_claimed(stage.name, row)
@@ -348,8 +370,16 @@ class Worker:
 
     async def _run_task(self, runner: _StageRunner, ctx: TaskContext) -> None:
         outcome = "cancelled"
+        breaker = runner.breaker
+        assert breaker is not None
+        was_open = breaker.is_open
         try:
             outcome = await execute(ctx, runner.settings)
+            if outcome in ANSWERED_OUTCOMES:
+                breaker.answered()  # whatever the handler met, it was not the outage
+            if breaker.is_open != was_open:
+                # Readiness and the runs' "waiting for" read the registry: tell it now.
+                await self._touch_registry()
         finally:
             runner.in_flight.pop(ctx.claim_token, None)
             TASKS_IN_PROGRESS.labels(runner.stage.name).dec()
@@ -386,8 +416,7 @@ class Worker:
         try:
             await self.pool.execute(
                 _sql.TOUCH_WORKER,
-                *self._registry_row,
-                self._stopping.is_set() if draining is None else draining,
+                *self._registry_args(self._stopping.is_set() if draining is None else draining),
             )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             log.warning("heartbeat.failed", error=str(exc))
@@ -450,19 +479,37 @@ class Worker:
             await asyncio.sleep(job.interval_s)
 
     @functools.cached_property
-    def _registry_row(self) -> tuple[object, ...]:
-        """What this worker says about itself in worker_heartbeats (minus `draining`)."""
+    def _version(self) -> str:
         try:
-            version = metadata.version(f"citeproof-{self.service}")
+            return metadata.version(f"citeproof-{self.service}")
         except metadata.PackageNotFoundError:
-            version = "dev"
+            return "dev"
+
+    def _registry_args(self, draining: bool) -> tuple[object, ...]:
+        """What this worker says about itself in worker_heartbeats (TOUCH_WORKER's values).
+
+        A stage whose breaker is open is not advertised (readiness and the runs' "waiting
+        for" then see no live worker for it) and is listed under `unavailable` instead.
+        """
+        down = {
+            r.stage.name: {
+                "dependency": r.breaker.dependency,
+                "detail": r.breaker.detail[:MAX_OUTAGE_DETAIL_CHARS],
+                "since": r.breaker.since.isoformat() if r.breaker.since else None,
+            }
+            for r in self._runners
+            if r.breaker is not None and r.breaker.is_open
+        }
+        capabilities = [c for c in self.capabilities if c.split(":", 1)[0] not in down]
         return (
             self.worker_id,
             self.service,
-            version,
-            self.capabilities,
+            self._version,
+            capabilities,
             socket.gethostname(),
             os.getpid(),
+            draining,
+            json.dumps(down),
         )
 
     async def _forget_dead_predecessors(self) -> None:
@@ -477,7 +524,7 @@ class Worker:
                 log.warning("worker.predecessor_gone", previous=row["worker_id"], pid=row["pid"])
 
     async def _register(self) -> None:
-        await self.pool.execute(_sql.TOUCH_WORKER, *self._registry_row, False)
+        await self.pool.execute(_sql.TOUCH_WORKER, *self._registry_args(False))
 
     async def _sleep_or_stop(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):

@@ -25,6 +25,16 @@ FROM worker_heartbeats, unnest(capabilities) AS cap
 WHERE last_seen > now() - make_interval(secs => $1) AND NOT draining
 """
 
+# Stages a live worker cannot serve because a backend they need is down (its circuit breaker
+# is open), with the earliest time any worker saw the outage begin.
+UNAVAILABLE_STAGES_SQL = """
+SELECT s.key AS stage, s.value->>'dependency' AS dependency,
+       min((s.value->>'since')::timestamptz) AS since
+FROM worker_heartbeats AS w, jsonb_each(w.unavailable) AS s
+WHERE w.last_seen > now() - make_interval(secs => $1) AND NOT w.draining
+GROUP BY 1, 2
+"""
+
 LIVE_WORKERS_BY_SERVICE_SQL = """
 SELECT service, count(*) AS n FROM worker_heartbeats
 WHERE last_seen > now() - make_interval(secs => $1) AND NOT draining
@@ -35,6 +45,19 @@ GROUP BY service
 async def live_stages(conn: asyncpg.Connection | asyncpg.Pool, stale_after_s: float) -> set[str]:
     rows = await conn.fetch(LIVE_CAPABILITIES_SQL, float(stale_after_s))
     return {row["stage"] for row in rows}
+
+
+async def unavailable_stages(
+    conn: asyncpg.Connection | asyncpg.Pool, stale_after_s: float
+) -> dict[str, str]:
+    """stage -> what people are told, e.g. "judge backend unreachable since 2026-12-01
+    18:40:12 UTC"."""
+    rows = await conn.fetch(UNAVAILABLE_STAGES_SQL, float(stale_after_s))
+    return {
+        row["stage"]: f"{row['dependency']} unreachable since "
+        + (f"{row['since']:%Y-%m-%d %H:%M:%S} UTC" if row["since"] else "recently")
+        for row in rows
+    }
 
 
 async def live_workers_by_service(

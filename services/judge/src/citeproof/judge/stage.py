@@ -14,14 +14,17 @@ import msgspec
 
 from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
 from citeproof.judge import metrics
-from citeproof.judge.errors import JudgeBackendError
+from citeproof.judge.errors import JudgeBackendError, LlmUnavailableError
 from citeproof.pipeline import JUDGE_CHANNEL, JUDGE_ERROR, JUDGE_STAGE, STAGE_TABLES, UNSUPPORTED
-from citeproof.queue import PermanentError, Stage, TaskContext
+from citeproof.queue import DependencyDown, PermanentError, Stage, TaskContext
 from citeproof.verdicts import (
     TERMINAL_RUN_STATUSES,
     failure_verdict_hook,
     record_final_verdict,
 )
+
+# How an outage of the judge's backend is named to people (registry, readiness, runs).
+JUDGE_BACKEND = "judge backend"
 
 # The claim as the parser checked it (markers removed, the same in every citation style); rows
 # parsed before that existed fall back to the sentence as printed.
@@ -128,6 +131,11 @@ class JudgeStage:
     async def _decide(self, request: JudgeRequest) -> Verdict:
         try:
             return await self.backend.judge(request)
+        except LlmUnavailableError as exc:
+            # Unreachable, timing out or overloaded beyond its own retries: the backend is
+            # down, not this citation. The runtime holds the stage's tasks uncharged until it
+            # answers again (or the outage outlasts CITEPROOF_JUDGE_DEPENDENCY_OUTAGE_MAX_S).
+            raise DependencyDown(JUDGE_BACKEND, str(exc)) from exc
         except JudgeBackendError as exc:
             if exc.retryable:
                 raise  # the endpoint may come back: retried with backoff, then judge_error

@@ -10,7 +10,7 @@ from citeproof.api.errors import ApiError, not_found
 from citeproof.api.rows import to_structs
 from citeproof.api.runs.schemas import RunProgress, RunStatus, RunSummary, StageProgress
 from citeproof.api.scoping import get_session_row, session_document
-from citeproof.api.workers import WAITING_LABELS, live_stages
+from citeproof.api.workers import WAITING_LABELS, live_stages, unavailable_stages
 from citeproof.pipeline import EVENTS_CHANNEL, RETRIEVE_CHANNEL
 
 Conn = asyncpg.Connection | asyncpg.Pool
@@ -107,7 +107,10 @@ async def get_run_status(
     waiting_for: list[str] = []
     if needed:
         live = await live_stages(conn, stale_after_s)
-        waiting_for = [WAITING_LABELS[stage] for stage in needed if stage not in live]
+        missing = [stage for stage in needed if stage not in live]
+        # A stage whose workers are up but whose backend is down says so, with since when.
+        outages = await unavailable_stages(conn, stale_after_s) if missing else {}
+        waiting_for = [outages.get(stage) or WAITING_LABELS[stage] for stage in missing]
     return RunStatus(
         id=row["id"],
         status=row["status"],

@@ -23,3 +23,6 @@ class Readiness(msgspec.Struct, frozen=True):
     pending_migrations: list[int]
     # stage -> whether a live worker advertises it (parse, plan, retrieve, judge)
     workers: dict[str, bool]
+    # stage -> the outage that keeps its workers from serving it ("judge backend unreachable
+    # since ..."): the API itself stays ready, the stage's work waits, uncharged.
+    unavailable: dict[str, str] = {}
