@@ -38,6 +38,7 @@ async def test_healthz_and_readyz(pool, db_settings):
             "database": True,
             "pending_migrations": [],
             "workers": {"parse": False, "plan": False, "retrieve": False, "judge": True},
+            "unavailable": {},
         }
 
 
