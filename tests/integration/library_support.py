@@ -69,6 +69,7 @@ class Outcome:
     record: dict
     rows: list[dict] = field(default_factory=list)
     wrong: list[dict] = field(default_factory=list)
+    run_id: uuid.UUID | None = None
 
 
 def latex_zip(with_bib: bool) -> bytes:
@@ -166,7 +167,9 @@ async def run_case(
     references = await pool.fetchval(
         'SELECT count(*) FROM "references" WHERE document_id = $1', uuid.UUID(thesis_id)
     )
-    return score(case, rows, references)
+    outcome = score(case, rows, references)
+    outcome.run_id = run_id
+    return outcome
 
 
 async def new_user_headers(pool: asyncpg.Pool) -> dict[str, str]:

@@ -94,6 +94,18 @@ async def test_every_citation_links_to_the_intended_pdf(
     assert record["marker_recall"] == 1.0 and record["marker_precision"] == 1.0, outcome.rows
     if not name.startswith("pdf"):
         assert record["references_found"] == record["references_expected"]
+    if name.startswith("latex+bibtex"):
+        # The report says where each \cite is and how its source was linked.
+        app = create_app(ApiSettings(), db_settings=library_db)
+        async with AsyncTestClient(app=app) as client:
+            response = await client.get(
+                f"/v1/runs/{outcome.run_id}/report",
+                params={"format": "markdown"},
+                headers=_USER["headers"],
+            )
+        assert response.status_code == 200, response.text
+        assert "chapters/2-1.tex:3" in response.text
+        assert "linked by library:key+attachment, 1.00" in response.text
     if "file fields" in name or "L1" in name or "pdf+ris" in name:
         # Attached files link exactly, not through metadata.
         linked = [row["method"] for row in outcome.rows if row["filename"]]

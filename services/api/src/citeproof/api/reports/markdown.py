@@ -31,6 +31,19 @@ def _source_name(citation: ReportCitation) -> str:
     return citation.source.title or citation.source.filename
 
 
+def _where(c: ReportCitation) -> str:
+    """Where the citation is: its page, or its file and line in a LaTeX source."""
+    if c.source_file:
+        return f"{c.source_file}:{c.source_line}"
+    return str(c.page) if c.page is not None else "—"
+
+
+def _linked_by(c: ReportCitation) -> str:
+    if c.source is None or not c.source.link_method:
+        return ""
+    return f" (linked by {c.source.link_method}, {c.source.link_score or 0:.2f})"
+
+
 def render_markdown(report: Report) -> str:
     thesis = report.thesis
     lines = [
@@ -60,7 +73,7 @@ def render_markdown(report: Report) -> str:
             f"| {c.ordinal} | {_cell(c.marker)} | {_cell(c.claim, CLAIM_CELL_CHARS)} "
             f"| {_cell(_source_name(c), 60)} | {label_name(verdict.label if verdict else None)} "
             f"| {f'{verdict.confidence:.2f}' if verdict else '—'} "
-            f"| {c.page if c.page is not None else '—'} |"
+            f"| {_cell(_where(c))} |"
         )
     lines += ["", "## Details", ""]
     for c in report.citations:
@@ -73,13 +86,13 @@ def _details(c: ReportCitation) -> list[str]:
     out = [
         f"### {c.ordinal}. {_cell(c.marker)} — {label_name(verdict.label if verdict else None)}",
         "",
-        f"**Claim** (page {c.page if c.page is not None else '?'}):",
+        f"**Claim** ({'page ' if c.page is not None else ''}{_cell(_where(c))}):",
         "",
         _quote_block(c.claim),
         "",
         f"**Reference** [{_cell(c.reference.label)}]: {_cell(c.reference.raw)}",
         "",
-        f"**Source:** {_cell(_source_name(c))}",
+        f"**Source:** {_cell(_source_name(c))}{_cell(_linked_by(c))}",
         "",
     ]
     if verdict is not None:
