@@ -98,7 +98,8 @@ def assert_error(response, status: int, code: str) -> dict:
     assert body["status"] == status
     assert body["code"] == code
     assert isinstance(body["detail"], str) and body["detail"]
-    assert set(body) == {"status", "code", "detail"}
+    assert set(body) == {"type", "title", "status", "code", "detail"}  # RFC 9457 + code
+    assert response.headers["content-type"].startswith("application/problem+json")
     return body
 
 

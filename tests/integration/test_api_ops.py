@@ -182,10 +182,12 @@ async def test_openapi_documents_the_error_shape_uploads_and_report_formats(pool
         response = await client.get("/schema/openapi.json")
     assert response.status_code == 200
     schema = response.json()
-    assert schema["components"]["schemas"]["ErrorBody"]["required"] == ["code", "detail", "status"]
+    required = schema["components"]["schemas"]["ErrorBody"]["required"]
+    assert required == ["code", "detail", "status", "title"]
     session = schema["paths"]["/v1/sessions/{session_id}"]["get"]["responses"]
-    assert session["404"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
-    assert session["400"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+    problem = "application/problem+json"
+    assert session["404"]["content"][problem]["schema"]["$ref"].endswith("/ErrorBody")
+    assert session["400"]["content"][problem]["schema"]["$ref"].endswith("/ErrorBody")
     upload_op = schema["paths"]["/v1/sessions/{session_id}/documents"]["post"]
     form = upload_op["requestBody"]["content"]["multipart/form-data"]["schema"]
     assert form["properties"]["kind"]["enum"] == ["thesis", "source"]

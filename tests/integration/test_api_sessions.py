@@ -82,7 +82,7 @@ async def test_every_error_has_the_one_shape(pool, db_settings):
         assert_error(huge, 413, "body_too_large")
         bad_id = await client.get("/v1/sessions/not-a-uuid", headers=alice.headers)
         assert bad_id.status_code in (400, 404)
-        assert set(bad_id.json()) == {"status", "code", "detail"}
+        assert set(bad_id.json()) == {"type", "title", "status", "code", "detail"}
         unknown = await client.get(f"/v1/sessions/{uuid.uuid4()}", headers=alice.headers)
         assert_error(unknown, 404, "session_not_found")
 
@@ -140,3 +140,13 @@ async def test_reference_overrides_and_reset_sources(pool, db_settings):
             await pool.fetchval("SELECT count(*) FROM documents WHERE user_id = $1", alice.user_id)
             == 3
         )
+
+
+async def test_errors_are_rfc9457_problem_details_keeping_the_code(pool, db_settings):
+    async with api_client(db_settings) as client:
+        response = await client.get("/v1/sessions")  # no token
+    assert response.status_code == 401
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body = response.json()
+    assert body["type"] == "about:blank" and body["title"] == "Unauthorized"
+    assert body["status"] == 401 and body["code"] and body["detail"]

@@ -12,7 +12,7 @@ import asyncpg
 import httpx
 
 JOB_TERMINAL = ("succeeded", "failed", "partial", "dead", "cancelled")
-ERROR_KEYS = {"status", "code", "detail"}
+ERROR_KEYS = {"type", "title", "status", "code", "detail"}
 
 
 def assert_error(response: httpx.Response, status: int, code: str) -> dict:

@@ -1,4 +1,6 @@
-"""The one error shape: `{"status": int, "code": "stable_code", "detail": "human sentence"}`.
+"""The one error shape, RFC 9457 problem details (`application/problem+json`):
+`{"type": "about:blank", "title": "Not Found", "status": 404, "detail": "human sentence",
+"code": "stable_code"}` — `code` is our extension member and what clients branch on.
 
 Every refusal the API makes — our own, Litestar's validation and routing errors, body-size
 limits and unexpected exceptions — goes through `error_response`, so clients (the web UI,
@@ -7,21 +9,37 @@ the CLI, scripts) branch on `code` and show `detail` without special cases.
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import Any
 
 import msgspec
 import structlog
-from litestar import Litestar, MediaType, Request, Response
+from litestar import Litestar, Request, Response
 from litestar.exceptions import HTTPException, SerializationException, ValidationException
 from litestar.openapi import ResponseSpec
 
 log = structlog.get_logger("citeproof.api")
 
 
-class ErrorBody(msgspec.Struct, frozen=True):
+PROBLEM_JSON = "application/problem+json"
+# RFC 9457: "about:blank" means the HTTP status says it all; `code` carries the specifics.
+PROBLEM_TYPE = "about:blank"
+
+
+class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
+    type: str = PROBLEM_TYPE
+    title: str
     status: int
-    code: str
     detail: str
+    code: str
+
+
+def problem(status: int, code: str, detail: str) -> ErrorBody:
+    try:
+        title = HTTPStatus(status).phrase
+    except ValueError:
+        title = "Error"
+    return ErrorBody(title=title, status=status, detail=detail, code=code)
 
 
 class ApiError(HTTPException):
@@ -74,9 +92,9 @@ def error_response(
     status: int, code: str, detail: str, headers: dict[str, str] | None = None
 ) -> Response[Any]:
     return Response(
-        content=ErrorBody(status=status, code=code, detail=detail),
+        content=problem(status, code, detail),
         status_code=status,
-        media_type=MediaType.JSON,
+        media_type=PROBLEM_JSON,
         headers=headers,
     )
 
@@ -156,6 +174,7 @@ def document_error_responses(app: Litestar) -> None:
                     data_container=ErrorBody,
                     description=f"Error ({status}); `code` says which.",
                     generate_examples=False,
+                    media_type=PROBLEM_JSON,
                 )
                 for status in statuses
             }

@@ -16,7 +16,7 @@ import asyncpg
 import msgspec
 from litestar.response import ServerSentEventMessage
 
-from citeproof.api.errors import ApiError, ErrorBody
+from citeproof.api.errors import ApiError, problem
 from citeproof.api.events import EventHub
 from citeproof.api.runs.services import TERMINAL_STATUSES, get_run_status
 from citeproof.api.settings import ApiSettings
@@ -43,7 +43,7 @@ async def progress_events(
             try:
                 status = await get_run_status(pool, user_id, run_id, stale_s)
             except ApiError as exc:  # the run was deleted while we streamed
-                body = ErrorBody(status=exc.status_code, code=exc.code, detail=exc.detail)
+                body = problem(exc.status_code, exc.code, exc.detail)
                 yield ServerSentEventMessage(event="error", data=msgspec.json.encode(body).decode())
                 return
             payload = msgspec.json.encode(status).decode()
