@@ -258,11 +258,15 @@ async def test_dead_and_cancelled_items_release_their_bytes(ppool, puser) -> Non
         ppool, puser, [("a.pdf", make_pdf(paper_pages(1))), ("b.md", b"# Notes\n\nSome text.")]
     )
     rows = await ppool.fetch("SELECT * FROM parse_items WHERE id = ANY($1) ORDER BY id", ids)
+    gone = "SELECT file_bytes IS NULL FROM parse_items WHERE id = $1"
     async with ppool.acquire() as conn, conn.transaction():
-        await conn.execute("UPDATE parse_items SET state = 'dead' WHERE id = $1", ids[0])
+        # The hook first, while the rows are not terminal yet: the migration-0002 trigger
+        # (which NULLs bytes on any terminal state) has not fired, so this is the hook's work.
         await on_terminal(conn, rows[0], TerminalOutcome("dead", "internal_error", "boom"))
-        await conn.execute("UPDATE parse_items SET state = 'cancelled' WHERE id = $1", ids[1])
         await on_terminal(conn, rows[1], TerminalOutcome("cancelled"))
+        assert await conn.fetchval(gone, ids[0]) and await conn.fetchval(gone, ids[1])
+        await conn.execute("UPDATE parse_items SET state = 'dead' WHERE id = $1", ids[0])
+        await conn.execute("UPDATE parse_items SET state = 'cancelled' WHERE id = $1", ids[1])
     dead, cancelled = await item(ppool, ids[0]), await item(ppool, ids[1])
     assert dead["bytes_gone"] and cancelled["bytes_gone"]
     assert dead["error_code"] == "internal_error" and dead["document_state"] == "failed"

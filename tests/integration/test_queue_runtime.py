@@ -704,21 +704,28 @@ async def test_rows_of_a_live_neighbour_on_this_host_are_left_to_it(pool) -> Non
         await drop_test_table(pool, table)
 
 
-async def test_poller_alone_processes_everything(queue_pool) -> None:
+async def test_poller_alone_processes_everything(queue_pool, database_url) -> None:
     batch = batch_name()
-    stage = Stage(name="test", table="test_tasks", channel="c3", handler=record_effect)
+    stage = Stage(name="test", table="test_tasks", channel="c3_poll", handler=record_effect)
     worker = Worker(
         service="test",
         stages=[stage],
         pool=queue_pool,
-        listen_url=None,
-        settings=fast_settings(listen=False, poll_interval_s=0.3),
+        listen_url=database_url,
+        settings=fast_settings(poll_interval_s=0.3),
     )
     await worker.start()
     try:
-        assert worker.listener is None
-        await enqueue(queue_pool, batch, 50)
+        # A live listener that loses every notification: only the poller finds the work.
+        listener = worker.listener
+        assert listener is not None
+        await asyncio.wait_for(listener.connected.wait(), 10)
+        listener.deliver = False
+        async with queue_pool.acquire() as conn, conn.transaction():
+            await enqueue(conn, batch, 50)
+            await notify(conn, "c3_poll")
         await wait_until(lambda: _all_done(queue_pool, batch, 50))
+        assert listener.dropped >= 1  # the notification did arrive, and was lost
     finally:
         await worker.drain(1.0)
 

@@ -50,6 +50,7 @@ CLAIMS = [
     ("Noise that disturbs deep sleep makes recall worse [3].", "3"),
 ]
 REPEATS = 8  # 80 citations: enough work that the kill lands mid-run
+KILL_TRIES = 5
 
 
 def _command() -> list[str]:
@@ -96,6 +97,13 @@ async def _wait_for(predicate, timeout: float) -> None:
         await asyncio.sleep(0.01)
 
 
+async def _running(pool: asyncpg.Pool, run_id) -> list[int]:
+    rows = await pool.fetch(
+        "SELECT id FROM retrieve_tasks WHERE run_id = $1 AND state = 'running'", run_id
+    )
+    return [r["id"] for r in rows]
+
+
 async def _evidence(pool: asyncpg.Pool, run_id) -> tuple[list[tuple], list[float]]:
     """(citation, rank, chunk, page, text) of every passage, and all scores in the same order
     (scores are compared with a tolerance: batching may move embeddings in the 7th digit)."""
@@ -128,29 +136,32 @@ async def test_a_killed_retriever_is_replaced_and_the_run_completes_the_same(
     await drain(pool, calm_service.retrieve_stage)
     assert (await _progress(pool, calm))["retrieved"] == len(cites)
 
-    # The same thesis again, worked by a real retriever process that dies mid-run.
+    # The same thesis again, worked by a real retriever process that dies mid-run - with a
+    # task in flight: a kill that lands between two tasks proves nothing, so it is repeated
+    # (a new process, killed again) until one hits a task.
     run = await create_run(pool, user, session, thesis.document_id, sources)
-    first = await _start(database_url)
-    try:
+    orphaned: list[int] = []
+    for _ in range(KILL_TRIES):
+        first = await _start(database_url)
+        try:
 
-        async def some_retrieved() -> bool:
-            assert first.returncode is None, "the retriever exited on its own"
-            return (await _progress(pool, run))["retrieved"] >= 3
+            async def working_mid_run(proc=first) -> bool:
+                assert proc.returncode is None, "the retriever exited on its own"
+                progress = await _progress(pool, run)
+                return progress["retrieved"] >= 3 and bool(await _running(pool, run))
 
-        await _wait_for(some_retrieved, timeout=120)
-        first.send_signal(signal.SIGKILL)
-        await first.wait()
-    finally:
-        if first.returncode is None:
-            first.kill()
+            await _wait_for(working_mid_run, timeout=120)
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        finally:
+            if first.returncode is None:
+                first.kill()
+        orphaned = await _running(pool, run)
+        if orphaned:
+            break
     at_kill = await _progress(pool, run)
+    assert orphaned, f"none of {KILL_TRIES} kills hit a task in flight"
     assert 0 < at_kill["retrieved"] < at_kill["tasks_total"] == len(cites)
-    orphaned = [
-        r["id"]
-        for r in await pool.fetch(
-            "SELECT id FROM retrieve_tasks WHERE run_id = $1 AND state = 'running'", run
-        )
-    ]
     print(f"killed after {at_kill['retrieved']} retrievals holding {len(orphaned)} task(s)")
 
     second = await _start(database_url)

@@ -46,8 +46,10 @@ class Listener:
         self._lost = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
-        # Test hook: when False, notifications are dropped (simulates lost NOTIFYs).
+        # Test hook: when False, notifications are dropped (simulates lost NOTIFYs), and
+        # counted, so a test can tell that one really arrived and was lost.
         self.deliver = True
+        self.dropped = 0
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="citeproof-listener")
@@ -99,6 +101,8 @@ class Listener:
     def _dispatch(self, _conn: object, _pid: int, channel: str, payload: str) -> None:
         if self.deliver:
             self._on_notify(channel, payload)
+        else:
+            self.dropped += 1
 
     async def _keepalive(self) -> None:
         assert self._conn is not None
