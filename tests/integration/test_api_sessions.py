@@ -150,3 +150,17 @@ async def test_errors_are_rfc9457_problem_details_keeping_the_code(pool, db_sett
     body = response.json()
     assert body["type"] == "about:blank" and body["title"] == "Unauthorized"
     assert body["status"] == 401 and body["code"] and body["detail"]
+
+
+async def test_authenticated_responses_carry_ratelimit_headers(pool, db_settings):
+    alice = await new_user(pool)
+    settings = ApiSettings(rate_limit_requests=5, rate_limit_window_s=60)
+    async with api_client(db_settings, settings) as client:
+        first = await client.get("/v1/me", headers=alice.headers)
+        second = await client.get("/v1/sessions", headers=alice.headers)
+        anonymous = await client.get("/healthz")
+    assert first.headers["RateLimit-Limit"] == "5"
+    assert first.headers["RateLimit-Remaining"] == "4"
+    assert second.headers["RateLimit-Remaining"] == "3"
+    assert 0 <= int(second.headers["RateLimit-Reset"]) <= 60
+    assert "RateLimit-Limit" not in anonymous.headers  # no caller, no bucket

@@ -25,7 +25,7 @@ from citeproof.api.openapi import correct_media_types
 from citeproof.api.reports.controllers import ReportController
 from citeproof.api.reports.html import INLINE_SCRIPTS, INLINE_STYLES
 from citeproof.api.runs.controllers import RunController
-from citeproof.api.security import provide_caller
+from citeproof.api.security import provide_caller, rate_limit_headers
 from citeproof.api.sessions.controllers import SessionController
 from citeproof.api.settings import ApiSettings
 from citeproof.api.system.controllers import STATIC_DIR, MeController, SystemController
@@ -43,8 +43,9 @@ def _openapi() -> OpenAPIConfig:
         version=API_VERSION,
         description=(
             "Citation verification. Authenticate with `Authorization: Bearer <token>` "
-            "(`citeproof tokens create`). Every error is "
-            '`{"status": int, "code": "stable_code", "detail": "human sentence"}`.'
+            "(`citeproof tokens create`). Every error is RFC 9457 problem details "
+            "(`application/problem+json`) with a stable `code` member. Authenticated responses "
+            "carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`."
         ),
         path="/schema",
         components=Components(
@@ -116,6 +117,7 @@ def create_app(
         },
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=require_json_bodies,
+        before_send=[rate_limit_headers],
         lifespan=[lifespan],
         openapi_config=_openapi(),
         request_max_body_size=settings.max_json_body_bytes,

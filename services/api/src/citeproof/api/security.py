@@ -11,8 +11,11 @@ import math
 from typing import Any
 
 import asyncpg
+import msgspec
 from litestar import Request
+from litestar.datastructures import MutableScopeHeaders
 from litestar.di import NamedDependency
+from litestar.types import Message, Scope
 
 from citeproof.api.errors import ApiError
 from citeproof.api.settings import ApiSettings
@@ -24,6 +27,7 @@ OPT_TOKEN_IN_QUERY = "token_in_query"
 BUCKET_API = "api"
 BUCKET_UPLOAD = "upload"
 BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="citeproof"'}
+RATE_LIMIT_STATE = "citeproof_rate_limit"
 
 RATE_LIMIT_SQL = """
 WITH pruned AS (
@@ -36,7 +40,7 @@ WITH pruned AS (
     INSERT INTO rate_limit_events (user_id, bucket) SELECT $1, $2 FROM recent WHERE n < $4
     RETURNING 1
 )
-SELECT n < $4 AS admitted,
+SELECT n < $4 AS admitted, n,
        EXTRACT(EPOCH FROM (oldest + make_interval(secs => $3) - clock_timestamp()))::float8
            AS retry_after
 FROM recent
@@ -54,9 +58,19 @@ def _bearer_token(request: Request[Any, Any, Any]) -> str | None:
     return None
 
 
+class RateLimitState(msgspec.Struct, frozen=True):
+    """What the `RateLimit-*` headers of an admitted request say (IETF draft
+    ratelimit-headers): the bucket's limit, requests left in the window, seconds until the
+    oldest counted request leaves it."""
+
+    limit: int
+    remaining: int
+    reset_s: int
+
+
 async def check_rate_limit(
     conn: asyncpg.Connection, caller: Caller, bucket: str, limit: int, window_s: int
-) -> None:
+) -> RateLimitState:
     async with conn.transaction():
         # Serialise concurrent requests of one user and bucket so the count is exact.
         await conn.execute(
@@ -73,6 +87,9 @@ async def check_rate_limit(
             f"Retry in {retry_after} s.",
             retry_after=retry_after,
         )
+    # `n` counted the window before this request was recorded.
+    reset = math.ceil(row["retry_after"]) if row["retry_after"] is not None else window_s
+    return RateLimitState(limit, max(0, limit - row["n"] - 1), max(0, reset))
 
 
 async def provide_caller(
@@ -103,5 +120,23 @@ async def provide_caller(
             if bucket == BUCKET_UPLOAD
             else api_settings.rate_limit_requests
         )
-        await check_rate_limit(conn, caller, bucket, limit, api_settings.rate_limit_window_s)
+        state = await check_rate_limit(
+            conn, caller, bucket, limit, api_settings.rate_limit_window_s
+        )
+    # Read back by `rate_limit_headers` when the response starts.
+    request.state[RATE_LIMIT_STATE] = state
     return caller
+
+
+async def rate_limit_headers(message: Message, scope: Scope) -> None:
+    """`before_send` hook: RateLimit-Limit/-Remaining/-Reset on every authenticated response,
+    so a client can slow down before it is refused."""
+    if message["type"] != "http.response.start":
+        return
+    state = scope.get("state", {}).get(RATE_LIMIT_STATE)
+    if not isinstance(state, RateLimitState):
+        return
+    headers = MutableScopeHeaders.from_message(message)
+    headers["RateLimit-Limit"] = str(state.limit)
+    headers["RateLimit-Remaining"] = str(state.remaining)
+    headers["RateLimit-Reset"] = str(state.reset_s)
