@@ -169,3 +169,42 @@ def test_inside_a_laid_out_list_only_an_entry_start_opens_a_block():
         # A short last line ended the block early: the DOI still belongs to the entry.
         ("https://doi.org/10.5555/w0", True),
     ]
+
+
+def test_a_lone_entry_start_in_a_column_is_found_by_the_edge_of_its_other_pages():
+    from citeproof.parser.blocks import LineBox
+    from citeproof.parser.reference_layout import reference_entry_starts
+
+    def box(left: float, bottom: float) -> LineBox:
+        return LineBox(size=10.0, top=bottom + 10, bottom=bottom, left=left)
+
+    # Page 1 (hanging indent: starts at 79, continuations at 99; right column 318 / 338).
+    first = [
+        "References",
+        "Aalto, H. (2020). A title",
+        "that runs on.",
+        "Berg, K. (2021). Another",
+        "title here.",
+    ]
+    first_boxes = [box(79, 700), box(79, 680), box(99, 668), box(318, 700), box(338, 688)]
+    # Page 3 (same parity): the right column holds one start among continuation lines, and the
+    # page number sits near the middle.
+    third = [
+        "Sweden. Clinical Reviews,",
+        "38, 186–560.",
+        "Yilmaz, H. (2021).",
+        "Detection of immunity.",
+        "7",
+    ]
+    third_boxes = [
+        box(338.6, 700),
+        box(338.6, 688),
+        box(318.7, 670),
+        box(338.6, 658),
+        box(294.8, 30),
+    ]
+    pages = [first, ["Continued."], third]
+    boxes = [first_boxes, [box(99, 700)], third_boxes]
+    starts = reference_entry_starts(pages, boxes, [595.0, 595.0, 595.0])
+    assert "Yilmaz, H. (2021)." in starts[2]
+    assert "Detection of immunity." not in starts[2] and "7" not in starts[2]

@@ -242,10 +242,15 @@ def lines_to_blocks(
                 return
             text = _join(current)
             follows_paragraph = kind == PARAGRAPH and bool(blocks) and blocks[-1].kind == PARAGRAPH
-            continues = follows_paragraph and (
-                (first_on_page and _breaks_off(blocks[-1].text, text))
-                # Read at call time, within the iteration that calls it: the current state.
-                or (in_entries and not opened_at_start)  # noqa: B023
+            # A block the layout opened at an entry start never continues the one before.
+            continues = (
+                follows_paragraph
+                and not opened_at_start
+                and (
+                    (first_on_page and _breaks_off(blocks[-1].text, text))
+                    # Read at call time, within the iteration that calls it: the current state.
+                    or (in_entries and not opened_at_start)  # noqa: B023
+                )
             )
             blocks.append(Block(kind, text, page_number, continues))
             first_on_page = False

@@ -41,6 +41,8 @@ GAP_FACTOR = 1.2
 GAP_SLACK_PT = 1.0
 # Lines of a page whose left edge lies beyond this share of the page width are a second column.
 SECOND_COLUMN_SHARE = 0.42
+# A page number printed in the list's region is furniture, not a line of it.
+_PAGE_NUMBER = re.compile(r"(?:page\s+)?\d{1,4}", re.IGNORECASE)
 # An appendix heading in ACL style: "A Background & Terminology" (a letter and a few words).
 _LETTERED_HEADING = re.compile(r"[A-H](?:\.\d+)?\s+[A-Z][^.,:;]{2,50}(?<!\s)")
 # Headings after the list that end it (its entries never look like this).
@@ -76,7 +78,7 @@ def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: l
         for line_index in range(first, len(lines)):
             text = lines[line_index].strip()
             box = boxes[page_index][line_index] if line_index < len(boxes[page_index]) else None
-            if not text or box is None:
+            if not text or box is None or _PAGE_NUMBER.fullmatch(text):
                 continue
             if _AFTER_LIST.match(text) or _LETTERED_HEADING.fullmatch(text):
                 return _entries_only(region)
@@ -119,6 +121,7 @@ def _column_lefts(region: list[_Line]) -> dict[tuple[int, int], float]:
     for line in region:
         lefts.setdefault((line.page, line.column), []).append(line.box.left)
     edges: dict[tuple[int, int], float] = {}
+    single_position: set[tuple[int, int]] = set()
     for key, values in lefts.items():
         values.sort()
         edges[key] = values[0]
@@ -126,7 +129,30 @@ def _column_lefts(region: list[_Line]) -> dict[tuple[int, int], float]:
             if values[index + MIN_LINES_AT_EDGE - 1] - values[index] <= INDENT_TOLERANCE_PT:
                 edges[key] = values[index]
                 break
-    return edges
+        if values[-1] - values[0] <= INDENT_TOLERANCE_PT:
+            single_position.add(key)
+    # A column whose lines all sit at one position may hold only continuation lines (its one
+    # entry start was merged into a line of the other column by the text extractor): its edge
+    # is then the indent, and the same column on the other pages of the same parity (mirrored
+    # margins differ between odd and even pages) says where the edge really is.
+    shared: dict[tuple[int, int], float] = {}
+    for (page, column), edge in edges.items():
+        key = (page % 2, column)
+        shared[key] = min(shared.get(key, edge), edge)
+    adjusted: dict[tuple[int, int], float] = {}
+    for (page, column), edge in edges.items():
+        candidate = shared[(page % 2, column)]
+        indent = edge - candidate
+        at_candidate = any(
+            abs(left - candidate) <= INDENT_TOLERANCE_PT for left in lefts[(page, column)]
+        )
+        if INDENT_TOLERANCE_PT < indent <= MAX_INDENT_PT and (
+            at_candidate or (page, column) in single_position
+        ):
+            # A single entry start at the shared edge is one line: too few to set the edge alone.
+            edge = candidate
+        adjusted[(page, column)] = edge
+    return adjusted
 
 
 def _indent_starts(region: list[_Line]) -> set[int] | None:

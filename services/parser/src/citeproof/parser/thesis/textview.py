@@ -14,6 +14,7 @@ from collections import Counter
 
 import msgspec
 
+from citeproof.parser.thesis.entries import looks_like_entry_start
 from citeproof.parser.thesis.sections import is_reference_heading
 
 # Removed together with the line break that follows them: the word continues on the next line.
@@ -25,6 +26,8 @@ _CONTINUATION_START = re.compile(r"[a-z(\[]|\d{4}[a-z]?[),;]")
 _PAGE_NUMBER_LINE = re.compile(r"^\d{1,4}$")
 # A block no longer than this that ends without punctuation may be a heading: never joined.
 MAX_HEADING_CHARS = 80
+# Characters after a paragraph break read to tell a reference entry's start.
+ENTRY_START_PROBE = 300
 # A line printed this often at page or block edges is a running header or footer.
 MIN_RUNNING_HEADER_REPEATS = 3
 
@@ -142,6 +145,8 @@ def _join_broken_paragraphs(text: str) -> str:
             and _LOWER_OR_COMMA.match(before)
             and _CONTINUATION_START.match(text, match.end())
             and (before in ",;(-" or match.start() - line_start > MAX_HEADING_CHARS)
+            # "van Dijk, A. (2022). ..." after an entry ending in a DOI opens the next entry.
+            and not looks_like_entry_start(text[match.end() : match.end() + ENTRY_START_PROBE])
         ):
             return " " * (match.end() - match.start())
         return match.group(0)
