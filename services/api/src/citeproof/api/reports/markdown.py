@@ -13,12 +13,21 @@ def _cell(text: str | None, limit: int | None = None) -> str:
     value = " ".join((text or "").split())
     if limit and len(value) > limit:
         value = value[: limit - 1].rstrip() + "…"
-    return _inert(value).replace("\\", "\\\\").replace("|", "\\|") or "—"
+    return _inert(value).replace("|", "\\|") or "—"
+
+
+# Backslash-escaped so text cannot open a link or image (`[`, `]`: `[x](url)`, `![x](url)`,
+# `[x][ref]`), a code span or emphasis; the backslash itself first, so it cannot undo the rest.
+_MARKDOWN_PUNCTUATION = frozenset("\\`*_[]")
 
 
 def _inert(text: str) -> str:
-    # Markdown renderers pass raw HTML through; source text must never become markup.
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Document text as Markdown that renders as that text: no link, image, code or tag.
+
+    Renderers pass raw HTML through, so `<`, `>` and `&` become entities (this also stops
+    `<https://...>` autolinks)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return "".join(f"\\{ch}" if ch in _MARKDOWN_PUNCTUATION else ch for ch in text)
 
 
 def _quote_block(text: str) -> str:
@@ -49,7 +58,7 @@ def render_markdown(report: Report) -> str:
     lines = [
         f"# Citation report: {_cell(thesis.title or thesis.filename)}",
         "",
-        f"- File: `{_cell(thesis.filename)}`",
+        f"- File: {_cell(thesis.filename)}",
         f"- Run: `{report.run.id}` — status **{report.run.status}**",
         f"- Citations checked: **{report.summary.total}**, needing attention (contradicted or "
         f"unsupported): **{sum(report.summary.counts.get(x, 0) for x in PROBLEM_LABELS)}**",
