@@ -1,6 +1,6 @@
 """Benchmark thesis analysis on real papers: references, markers, and (with a key) accuracy.
 
-    .venv/bin/python bench/extraction.py [FOLDER]     # default ../shared/data/papers
+    .venv/bin/python -m bench.extraction [FOLDER]     # default ../shared/data/papers
 
 For every PDF in FOLDER it extracts the text the way the parser does
 (``citeproof.parser.extract`` when installed, otherwise raw pypdfium2 page text), runs
@@ -20,7 +20,12 @@ Scoring against the key:
   break), and a marker resolving to a listed work by surname and year is a citation. The strict
   variant (key overlap only) is reported too.
 
-Writes bench/results/extraction.json and prints a table.
+Then the style matrix (`bench/_extraction_styles.py`): one thesis built from Check-COVID train
+claims rendered in every citation style, as PDF and DOCX, under random layouts, scored against
+the renderer's key.
+
+Writes bench/results/extraction.json as {"papers": {per paper}, "styles": {per style/format},
+"library_inputs": {kept as bench/library_inputs.py wrote it}} and prints both tables.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 import msgspec
 from rapidfuzz import fuzz
 
-from bench import common
+from bench import _extraction_styles, common
 from citeproof.contracts.thesis import Reference, SourceMeta, ThesisAnalysis
 from citeproof.linking import link_references
 from citeproof.parser.thesis import analyze_thesis
@@ -321,15 +326,53 @@ def print_table(results: dict[str, dict]) -> None:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
 
 
+STYLE_COLUMNS = (
+    "references_found",
+    "references_expected",
+    "marker_precision",
+    "marker_recall",
+    "link_accuracy",
+    "wrong_links",
+    "verdict_agreement",
+    "definite_in_both",
+)
+
+
+def print_styles(styles: dict[str, dict]) -> None:
+    header = ["style/format", *STYLE_COLUMNS]
+    rows = [
+        [name, *(str(row.get(column)) for column in STYLE_COLUMNS)] for name, row in styles.items()
+    ]
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    print("-+-".join("-" * w for w in widths))
+    for row in rows:
+        print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
+
+
 def main(argv: list[str]) -> int:
     folder = Path(argv[1]) if len(argv) > 1 else DEFAULT_FOLDER
     if not folder.is_dir():
         print(f"no such folder: {folder} (the shared data is not available here)")
         return 1
-    results = run(folder)
+    papers = run(folder)
+    styles: dict[str, dict] = {}
+    if _extraction_styles.CHECKCOVID.is_dir():
+        styles = _extraction_styles.run_matrix()
+    else:
+        print(f"no Check-COVID data in {_extraction_styles.CHECKCOVID}: style matrix skipped")
+    # Sections written by other benchmarks (library_inputs: bench/library_inputs.py) are kept.
+    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results = {
+        "papers": papers,
+        "styles": styles,
+        "library_inputs": previous.get("library_inputs", {}),
+    }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
-    print_table(results)
+    print_table(papers)
+    print()
+    print_styles(styles)
     print(f"\nwritten {RESULTS.relative_to(ROOT)}")
     return 0
 
