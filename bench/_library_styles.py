@@ -1,7 +1,8 @@
 """The style matrix of bench-extraction checked with its library: every rendering of the thesis
 (every citation style, PDF and DOCX) parsed as a user's rendered thesis, its reference entries
-matched to a library built from the same works (`citeproof.linking.library.find_entry`: DOI,
-title, authors + year), and each citation followed marker -> printed entry -> library entry.
+matched to the works' .bib (written here, read by the bibliography upload's own parser) with
+`citeproof.linking.library.find_entry` (DOI, title, authors + year), and each citation followed
+marker -> printed entry -> library entry.
 
 Scored against the renderer's key (which works each claim cites), independently of
 bench-extraction's own scoring:
@@ -19,6 +20,7 @@ from rapidfuzz import fuzz
 
 from citeproof.contracts.thesis import Reference, ThesisAnalysis
 from citeproof.linking.library import find_entry
+from citeproof.parser.libraries import parse_bibliography
 from citeproof.pdfgen.citestyles import STYLES, StyledThesis, ThesisContent, styled
 from citeproof.text.normalize import comparison_key
 
@@ -27,23 +29,37 @@ FORMATS = ("pdf", "docx")
 CLAIM_MATCH = 90
 
 
-def library_of(content: ThesisContent) -> list[Reference]:
-    """The works as a user's library would hold them (key, surnames, year, title, DOI)."""
-    return [
-        Reference(
-            ordinal=ordinal,
-            label=work.key,
-            raw=work.title,
-            authors=[surname for _, surname in work.authors],
-            year=work.year,
-            title=work.title,
-            venue=work.venue,
-            doi=work.doi,
-            char_start=0,
-            char_end=len(work.title),
+def _braced(value: str) -> str:
+    """A field value escaped the way Zotero's BibTeX export escapes it."""
+    value = value.replace("{", "").replace("}", "")
+    for char in "\\&%$#_":
+        value = value.replace(char, "\\" + char)
+    return "{" + value + "}"
+
+
+def bibtex_of(content: ThesisContent) -> str:
+    """The works as the .bib a reference manager would export (organisations braced whole)."""
+    entries = []
+    for work in content.works:
+        names = " and ".join(
+            f"{surname}, {given}" if given else "{" + surname + "}"
+            for given, surname in work.authors
         )
-        for ordinal, work in enumerate(content.works, start=1)
-    ]
+        fields = {"title": work.title, "author": names, "year": str(work.year)}
+        if work.venue:
+            fields["journal"] = work.venue
+        if work.doi:
+            fields["doi"] = work.doi
+        body = ",\n".join(f"  {name} = {_braced(value)}" for name, value in fields.items())
+        entries.append(f"@article{{{work.key},\n{body}\n}}\n")
+    return "\n".join(entries)
+
+
+def library_of(content: ThesisContent) -> list[Reference]:
+    """The works' .bib read the way a bibliography upload is (`parse_bibliography`)."""
+    parsed = parse_bibliography(bibtex_of(content).encode(), "library.bib")
+    assert parsed.analysis is not None and not parsed.notes, parsed.notes
+    return parsed.analysis.references
 
 
 def through_library(analysis: ThesisAnalysis, library: list[Reference]) -> dict[str, str]:
