@@ -23,7 +23,10 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 citeproof \
     && useradd --system --uid 10001 --gid citeproof --home-dir /home/citeproof \
-       --create-home --shell /usr/sbin/nologin citeproof
+       --create-home --shell /usr/sbin/nologin citeproof \
+    # Upload spool (CITEPROOF_API_UPLOAD_SPOOL_DIR in compose): a volume mounted here inherits
+    # this owner, so the non-root API can write it under a read-only root filesystem.
+    && install -d -o citeproof -g citeproof -m 0700 /var/spool/citeproof
 COPY --from=build /opt/venv /opt/venv
 COPY migrations/ /app/migrations/
 COPY deploy/docker/healthcheck.py /app/healthcheck.py
