@@ -3,9 +3,10 @@
 1. Split Check-COVID train by abstract: a seeded quarter is held out for calibration.
 2. Build sentence-level pairs from the rest (+ mined negatives, counterfactuals, HealthVer dev,
    COVID-Fact train) and fine-tune the cross-encoder (``--stage finetune``).
-3. ``--stage calibrate`` (after 2): export the cross-encoder to ONNX int8 into the judge package,
-   and fit the aggregation model, its temperature and abstention thresholds on the held-out quarter
-   at document level (bench/train_judge/calibrate.py).
+3. ``--stage twins`` (after 2): twin training (bench/train_judge/contrast.py) from the last epoch.
+4. ``--stage calibrate`` (after 2 or 3): export the cross-encoder to ONNX int8 into the judge
+   package, and fit the aggregation model, its temperature and abstention thresholds on the
+   held-out quarter at document level (bench/train_judge/calibrate.py).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 from bench.train_judge.data import (
+    UNSUPPORTED_ID,
     checkcovid_pairs,
     counterfactual_pairs,
     covidfact_pairs,
@@ -67,10 +69,12 @@ def build_pairs(data: Path, log=print):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("finetune", "calibrate", "all"), default="all")
+    parser.add_argument("--stage", choices=("finetune", "twins", "calibrate", "all"), default="all")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--work-dir", type=Path, default=ROOT / "artifacts" / "judge-training")
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--twin-epochs", type=int, default=1)
+    parser.add_argument("--twin-lr", type=float, default=3e-5)
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
@@ -86,6 +90,25 @@ def main() -> int:
         (args.work_dir / "pairs.json").write_text(json.dumps(by_origin))
         finetune(
             pairs, args.work_dir, epochs=args.epochs, lr=args.lr, seed=SEED, threads=args.threads
+        )
+    if args.stage in ("twins", "all"):
+        import random as _random
+
+        from bench.train_judge.contrast import train_twins, twins_from_pairs
+
+        pairs, _ = build_pairs(args.data)
+        twins = twins_from_pairs(pairs, _random.Random(SEED))
+        last = max(args.work_dir.glob("epoch*"), key=lambda p: int(p.name[5:]))
+        neutrals = [p for p in pairs if p.label == UNSUPPORTED_ID]
+        train_twins(
+            last,
+            twins,
+            neutrals,
+            args.work_dir,
+            epochs=args.twin_epochs,
+            lr=args.twin_lr,
+            seed=SEED,
+            threads=args.threads,
         )
     if args.stage in ("calibrate", "all"):
         from bench.train_judge.calibrate import calibrate

@@ -9,9 +9,9 @@
    * evidence level: each held-out row against its gold evidence sentences.
 3. The aggregator (``reading.AGGREGATE_FEATURES`` -> 3 labels): logistic regression, C chosen by
    out-of-fold log-loss (folds grouped by abstract), then a temperature on the out-of-fold logits.
-4. Abstention thresholds per label, chosen on the out-of-fold document-level probabilities: the
-   lowest thresholds whose definite verdicts reach ``PRECISION_FLOOR`` per label, maximising
-   macro-F1 with needs_review counted wrong, subject to ``MIN_DEFINITE_SHARE`` in every gold class.
+4. Abstention thresholds per label, chosen on the out-of-fold document-level probabilities:
+   maximising macro-F1 with needs_review counted wrong, among the thresholds whose definite
+   verdicts reach ``PRECISION_FLOOR`` per label (a label that cannot is never given).
 5. int8 is shipped if its out-of-fold macro-F1 is within ``INT8_TOLERANCE`` of fp32.
 Writes the aggregator to the judge package (models/reading_judge.json) with every figure.
 """
@@ -36,8 +36,13 @@ LABELS: Final = ("supported", "unsupported", "contradicted")
 TOP_SENTENCES: Final = 5
 FOLDS: Final = 5
 C_GRID: Final = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
-PRECISION_FLOOR: Final = {"supported": 0.9, "contradicted": 0.87, "unsupported": 0.75}
-MIN_DEFINITE_SHARE: Final = 0.45
+# The precision a definite label must reach on held-out data: the product's trust bar (a wrong
+# "supported" is worse than no answer).
+PRECISION_FLOOR: Final = {"supported": 0.85, "contradicted": 0.8, "unsupported": 0.7}
+# A precision measured on fewer predictions than this is not trusted to meet its floor.
+MIN_SAID: Final = 5
+# Threshold of a label that is never given.
+NEVER: Final = 1.01
 INT8_TOLERANCE: Final = 0.01
 THRESHOLD_GRID: Final = np.round(np.arange(0.34, 0.96, 0.02), 2)
 _TEMPERATURES: Final = np.exp(np.linspace(np.log(0.25), np.log(8.0), 200))
@@ -128,24 +133,33 @@ def abstention_report(y: np.ndarray, predicted: np.ndarray) -> dict:
 
 
 def choose_thresholds(probs: np.ndarray, y: np.ndarray) -> tuple[dict[str, float], dict]:
+    """Per-label thresholds maximising macro-F1 (needs_review wrong) among those whose every
+    given label reaches its precision floor on at least ``MIN_SAID`` predictions. A label whose
+    floor no threshold reaches is never given (threshold above 1): the judge says needs_review
+    rather than a label it cannot back. Definite shares are reported, not traded for precision."""
     best: tuple[float, dict[str, float], dict] | None = None
-    for t_sup, t_uns, t_con in itertools.product(THRESHOLD_GRID, repeat=3):
+    grid = [*THRESHOLD_GRID, NEVER]
+    for t_sup, t_uns, t_con in itertools.product(grid, repeat=3):
         thresholds = {"supported": t_sup, "unsupported": t_uns, "contradicted": t_con}
         report = abstention_report(y, decide(probs, thresholds))
         if any(
-            report[label]["said"] and report[label]["precision"] < PRECISION_FLOOR[label]
+            report[label]["said"]
+            and (
+                report[label]["precision"] < PRECISION_FLOOR[label]
+                or report[label]["said"] < MIN_SAID
+            )
             for label in LABELS
         ):
             continue
-        if min(report[label]["definite_share_of_gold"] for label in LABELS) < MIN_DEFINITE_SHARE:
-            continue
-        if best is None or report["macro_f1"] > best[0]:
-            best = (report["macro_f1"], thresholds, report)
-    if best is None:
-        # Nothing meets every floor: fall back to the most cautious thresholds that still answer.
-        thresholds = {label: 0.9 for label in LABELS}
-        return thresholds, abstention_report(y, decide(probs, thresholds))
-    return {k: float(v) for k, v in best[1].items()}, best[2]
+        key = report["macro_f1"] + 1e-3 * report["definite_share"]
+        if best is None or key > best[0]:
+            best = (key, thresholds, report)
+    assert best is not None  # all-NEVER always qualifies
+    _, thresholds, report = best
+    # A label no held-out prediction reached is written as never given, not as a threshold that
+    # happened to pass unused.
+    chosen = {k: float(NEVER if report[k]["said"] == 0 else v) for k, v in thresholds.items()}
+    return chosen, report
 
 
 def reliability_table(probs: np.ndarray, y: np.ndarray, bins: int = 5) -> list[dict]:
@@ -167,6 +181,18 @@ def reliability_table(probs: np.ndarray, y: np.ndarray, bins: int = 5) -> list[d
     return rows
 
 
+def last_checkpoint(work_dir: Path) -> Path:
+    """The twin-trained model if that phase ran, else the last fine-tuning epoch."""
+    for prefix in ("twins", "epoch"):
+        found = sorted(
+            (p for p in work_dir.glob(f"{prefix}*") if p.name[len(prefix) :].isdigit()),
+            key=lambda p: int(p.name[len(prefix) :]),
+        )
+        if found:
+            return found[-1]
+    raise FileNotFoundError(f"no checkpoint in {work_dir}; run --stage finetune first")
+
+
 def _features(cross_encoder, examples) -> np.ndarray:
     from citeproof.judge.reading import read
 
@@ -186,7 +212,7 @@ def calibrate(data: Path, work_dir: Path, held_out: Callable[[Path], set[str]], 
     )
 
     random.seed(seed)
-    checkpoint = max(work_dir.glob("epoch*"), key=lambda p: int(p.name[5:]))
+    checkpoint = last_checkpoint(work_dir)
     fp32, int8 = work_dir / "cross_encoder_fp32.onnx", work_dir / "cross_encoder_int8.onnx"
     export_onnx(checkpoint, fp32)
     quantise_int8(fp32, int8)
@@ -220,6 +246,7 @@ def calibrate(data: Path, work_dir: Path, held_out: Callable[[Path], set[str]], 
     ]
     temperature = float(_TEMPERATURES[int(np.argmin(losses))])
     probs = _softmax(logits / temperature)
+    np.savez(work_dir / "calibration.npz", x=x, y=y, probs=probs, document=document)
     thresholds, chosen_report = choose_thresholds(probs[document], y[document])
     print(f"thresholds {thresholds}: {chosen_report}")
     final = _fit(x, y, c)

@@ -12,7 +12,7 @@ def build_backend(settings: JudgeSettings) -> JudgeBackend:
         from citeproof.judge.llm import LlmBackend
 
         return LlmBackend(settings)
-    # Imported lazily: the local backend pulls in the embedding model's libraries.
+    # Imported lazily: the local backend loads ONNX Runtime and its model.
     from citeproof.judge.local import LocalBackend
 
     return LocalBackend(
@@ -20,4 +20,5 @@ def build_backend(settings: JudgeSettings) -> JudgeBackend:
         abstain_below=settings.local_abstain_below,
         max_passages=settings.max_passages,
         max_passage_chars=settings.max_passage_chars,
+        threads=settings.local_threads,
     )

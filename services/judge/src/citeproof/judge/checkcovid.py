@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -24,7 +24,8 @@ import msgspec
 import numpy as np
 
 from citeproof.contracts.judging import CONTRADICTED, SUPPORTED, UNSUPPORTED, Passage
-from citeproof.judge.features import Embed
+
+Embed = Callable[[list[str]], np.ndarray]
 
 LABEL_OF: Final = {"SUPPORT": SUPPORTED, "REFUTE": CONTRADICTED, "NOTENOUGHINFO": UNSUPPORTED}
 # Passages of a simulated source document: consecutive abstract sentences up to this many chars,

@@ -1,139 +1,115 @@
-"""The ``local`` backend: an offline, calibrated classifier over claim/evidence features.
+"""The ``local`` backend: the reading judge, offline (see ``reading.py`` for how it decides).
 
-It is not a language model. It scores hand-made features (see ``features.py``) with a logistic
-regression trained on Check-COVID, and says so in every verdict's ``model`` field. Its confidence is
-the calibrated probability of the label; when no label reaches the model's abstention threshold it
-does not guess between "supported" and "contradicted": it answers ``unsupported`` and says in the
-rationale that it could not decide, with that label's own (low) probability as confidence. It never
-answers ``partially_supported``: nothing in its training data teaches that label.
+A cross-encoder fine-tuned in this repository reads the claim against the evidence sentences, a
+calibrated aggregator turns what it read into label probabilities, and each label has its own
+confidence threshold. When no label clears its threshold the verdict is ``needs_review``: the judge
+read the evidence and cannot tell, which is not the same as ``unsupported`` (a statement about the
+source). It never answers ``partially_supported``: nothing in its training data teaches that label.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
 import msgspec
+import numpy as np
 
 from citeproof.contracts.judging import (
     CONTRADICTED,
+    NEEDS_REVIEW,
     SUPPORTED,
     UNSUPPORTED,
     JudgeRequest,
     Passage,
     Verdict,
 )
-from citeproof.judge import cues, metrics
-from citeproof.judge.embedding import embed_texts
-from citeproof.judge.features import (
-    FEATURE_NAMES,
-    Embed,
-    EvidenceSentence,
-    FeatureRow,
-    compute_features,
-    evidence_sentences,
-)
-from citeproof.judge.local_model import LocalJudgeModel, load_model
+from citeproof.judge import metrics
+from citeproof.judge.cross_encoder import LABELS as CE_LABELS
+from citeproof.judge.cross_encoder import CrossEncoder
 from citeproof.judge.passages import prepare_passages
 from citeproof.judge.quotes import verify_quote
+from citeproof.judge.reading import (
+    Reading,
+    ReadingJudgeModel,
+    deciding_sentence,
+    load_reading_model,
+    read,
+)
+from citeproof.pipeline import LABEL_NAMES
 
 BACKEND_NAME: Final = "local"
-# Versions the feature code; part of the verdict-cache key like an LLM prompt version.
-FEATURES_VERSION: Final = "local-features-1"
+# Versions the reading code (candidates, features); part of the verdict-cache key like an LLM
+# prompt version.
+FEATURES_VERSION: Final = "reading-1"
 # Confidence of "unsupported" when there is no evidence text at all to judge.
 NO_EVIDENCE_CONFIDENCE: Final = 0.9
 
 
 class Decision(msgspec.Struct, frozen=True):
-    """What the classifier concluded, before it becomes a verdict."""
+    """What the judge concluded, before it becomes a verdict."""
 
     label: str
     confidence: float
     probabilities: dict[str, float]
-    abstained: bool
-    best: EvidenceSentence | None
-    features: list[float]
+    reading: Reading | None
 
-
-def featurise(claim: str, passages: Sequence[Passage], embed: Embed) -> tuple[FeatureRow, list]:
-    sentences = evidence_sentences(passages)
-    if not sentences:
-        return FeatureRow(values=[], best_sentence=-1, similarities=[]), sentences
-    return compute_features(claim, [s.text for s in sentences], embed), sentences
+    @property
+    def abstained(self) -> bool:
+        return self.label == NEEDS_REVIEW
 
 
 def decide(
-    model: LocalJudgeModel,
+    model: ReadingJudgeModel,
+    cross_encoder: CrossEncoder,
     claim: str,
     passages: Sequence[Passage],
-    embed: Embed,
-    abstain_below: float,
+    thresholds: dict[str, float],
 ) -> Decision:
-    row, sentences = featurise(claim, passages, embed)
-    if not sentences:
-        return Decision(UNSUPPORTED, NO_EVIDENCE_CONFIDENCE, {}, False, None, [])
-    probs = model.probabilities([row.values])[0]
+    reading = read(cross_encoder, claim, passages)
+    if reading is None:
+        return Decision(UNSUPPORTED, NO_EVIDENCE_CONFIDENCE, {}, None)
+    probs = model.probabilities([reading.features])[0]
     by_label = {label: float(p) for label, p in zip(model.labels, probs, strict=True)}
     top = max(by_label, key=by_label.__getitem__)
-    abstained = by_label[top] < abstain_below
-    label = UNSUPPORTED if abstained else top
-    return Decision(
-        label=label,
-        confidence=by_label[label],
-        probabilities=by_label,
-        abstained=abstained,
-        best=sentences[row.best_sentence],
-        features=row.values,
+    if by_label[top] < thresholds[top]:
+        return Decision(NEEDS_REVIEW, by_label[top], by_label, reading)
+    return Decision(top, by_label[top], by_label, reading)
+
+
+def _leading(probabilities: dict[str, float]) -> str:
+    first, second = sorted(probabilities, key=probabilities.__getitem__, reverse=True)[:2]
+    return (
+        f"{LABEL_NAMES[first].lower()} ({probabilities[first]:.0%}) over "
+        f"{LABEL_NAMES[second].lower()} ({probabilities[second]:.0%})"
     )
 
 
-def _feature(decision: Decision, name: str) -> float:
-    return decision.features[FEATURE_NAMES.index(name)] if decision.features else 0.0
-
-
-def rationale(decision: Decision, claim: str) -> str:
-    """One sentence saying why, from the features that drove the decision."""
-    if decision.best is None:
+def rationale(decision: Decision) -> str:
+    """One or two sentences saying why."""
+    if decision.reading is None:
         return (
             "No evidence text was retrieved from the cited source, so nothing supports the claim."
         )
-    similarity = _feature(decision, "sim_max")
-    if decision.abstained:
-        shares = ", ".join(f"{k} {v:.0%}" for k, v in sorted(decision.probabilities.items()))
+    if decision.label == NEEDS_REVIEW:
         return (
-            "The offline judge could not decide between the labels "
-            f"({shares}); treat this citation as unverified and check it by hand."
+            f"The offline judge read the evidence but could not decide: it leans "
+            f"{_leading(decision.probabilities)}, below the confidence it needs for a verdict. "
+            "Check this citation by hand."
         )
     if decision.label == SUPPORTED:
-        return (
-            f"The closest source sentence (similarity {similarity:.2f}) states the claim's content "
-            "without a conflicting negation, direction or number."
-        )
+        return "The quoted source sentence states what the claim says."
     if decision.label == CONTRADICTED:
-        reasons = []
-        if _feature(decision, "negation_mismatch"):
-            reasons.append("a negation on one side only")
-        if _feature(decision, "direction_conflict_all"):
-            reasons.append("an opposite direction or quality word")
-        if _feature(decision, "number_conflict"):
-            claim_numbers = ", ".join(sorted(cues.numbers(claim)))
-            reasons.append(f"numbers the source does not state ({claim_numbers})")
-        if _feature(decision, "flip_gain") > 0:
-            reasons.append("wording closer to the claim's opposite")
-        why = (
-            "; ".join(reasons) if reasons else "wording that differs in a way typical of refutation"
-        )
         return (
-            f"The closest source sentence (similarity {similarity:.2f}) addresses the claim but "
-            f"disagrees with it: {why}."
+            "The quoted source sentence addresses the claim but says something incompatible with "
+            "it (a negation, an opposite direction or a different number)."
         )
     return (
-        f"No retrieved passage states the claim (best sentence similarity {similarity:.2f}); "
-        "the source does not appear to say this."
+        "None of the retrieved source sentences states the claim; the source does not appear "
+        "to say this."
     )
 
 
@@ -150,40 +126,56 @@ class LocalBackend:
         abstain_below: float | None = None,
         max_passages: int,
         max_passage_chars: int,
-        embed: Embed = embed_texts,
+        threads: int = 1,
+        cross_encoder: CrossEncoder | None = None,
     ) -> None:
-        self._model = load_model(model_path)
-        self._abstain_below = self._model.abstain_below if abstain_below is None else abstain_below
+        self._model = load_reading_model(model_path)
+        self._cross_encoder = cross_encoder or CrossEncoder(threads=threads)
+        # One override for every label, for operators who want the judge more or less cautious.
+        self._thresholds = (
+            dict(self._model.thresholds)
+            if abstain_below is None
+            else dict.fromkeys(self._model.labels, abstain_below)
+        )
         self._max_passages = max_passages
         self._max_passage_chars = max_passage_chars
-        self._embed = embed
-        # Names what produced the verdict: a logistic regression over MiniLM-based features, and
-        # which trained weights (a retrained model is another model for the verdict cache).
-        file_hash = hashlib.sha256(model_path.read_bytes()).hexdigest()[:10]
-        self.model = f"logreg-minilm-features@{file_hash}"
+        # Names what produced the verdict, down to the shipped weights (a retrained model is
+        # another model for the verdict cache).
+        self.model = f"minilm-cross-encoder@{self._model.cross_encoder_sha256[:10]}"
 
     def _passages(self, request: JudgeRequest) -> list[Passage]:
         return prepare_passages(request.passages, self._max_passages, self._max_passage_chars)
 
     def decide(self, request: JudgeRequest) -> Decision:
-        """The classifier's decision with all label probabilities (for inspection and tests)."""
+        """The judge's decision with all label probabilities (for inspection and tests)."""
         return decide(
-            self._model, request.claim, self._passages(request), self._embed, self._abstain_below
+            self._model,
+            self._cross_encoder,
+            request.claim,
+            self._passages(request),
+            self._thresholds,
         )
 
     def judge_sync(self, request: JudgeRequest) -> Verdict:
         started = time.perf_counter()
         passages = self._passages(request)
-        decision = decide(self._model, request.claim, passages, self._embed, self._abstain_below)
+        decision = decide(
+            self._model, self._cross_encoder, request.claim, passages, self._thresholds
+        )
         quote = None
         quote_rank = None
-        if decision.best is not None and decision.label in (SUPPORTED, CONTRADICTED):
-            quote = decision.best.text
-            quote_rank = decision.best.passage_rank
+        if decision.reading is not None and decision.label != UNSUPPORTED:
+            # needs_review also shows the sentence its leading label rests on, for the reviewer.
+            leading = max(
+                (SUPPORTED, CONTRADICTED), key=lambda k: decision.probabilities.get(k, 0.0)
+            )
+            label = decision.label if decision.label != NEEDS_REVIEW else leading
+            sentence = deciding_sentence(decision.reading, CE_LABELS.index(label))
+            quote, quote_rank = sentence.text, sentence.passage_rank
         verdict = Verdict(
             label=decision.label,
             confidence=round(decision.confidence, 4),
-            rationale=rationale(decision, request.claim),
+            rationale=rationale(decision),
             quote=quote,
             quote_page=None,
             backend=self.name,
@@ -197,11 +189,15 @@ class LocalBackend:
         elapsed = time.perf_counter() - started
         metrics.REQUESTS.labels(self.name, "ok").inc()
         metrics.REQUEST_SECONDS.labels(self.name).observe(elapsed)
-        latency_ms = elapsed * 1000
-        return msgspec.structs.replace(verdict, latency_ms=round(latency_ms, 2))
+        return msgspec.structs.replace(verdict, latency_ms=round(elapsed * 1000, 2))
 
     async def judge(self, request: JudgeRequest) -> Verdict:
         return await asyncio.to_thread(self.judge_sync, request)
 
     async def aclose(self) -> None:
         return None
+
+
+def probabilities_of(decision: Decision) -> np.ndarray:
+    """The decision's probabilities in the cross-encoder's label order (for benchmarks)."""
+    return np.array([decision.probabilities.get(label, 0.0) for label in CE_LABELS])

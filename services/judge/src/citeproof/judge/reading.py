@@ -7,8 +7,10 @@ small calibrated model aggregates what it read, and the judge abstains when it c
 2. The cross-encoder gives each candidate P(supported / unsupported / contradicted).
 3. Aggregation (``AGGREGATE_FEATURES``): support comes from the best candidate; contradiction from a
    candidate that contradicts with confidence; whether the claim's quantities agree with the
-   deciding sentence's (``quantities``); how much of the claim the sentences cover. A multinomial
-   logistic regression over these, temperature-calibrated, both fitted on held-out training data.
+   deciding sentence's (``quantities``: a mismatch counts only for the same quantity); the cues of
+   a minimal edit (a negation on one side, opposite direction words about the same things); how
+   much of the claim the sentences cover. A multinomial logistic regression over these,
+   temperature-calibrated, both fitted on held-out training data.
 4. Abstention: each label has its own confidence threshold (chosen on held-out training folds so a
    definite label is right often enough); below it the verdict is ``needs_review`` and the
    rationale names the two leading labels.
@@ -26,7 +28,7 @@ import numpy as np
 
 from citeproof.contracts.judging import Passage
 from citeproof.judge import cues
-from citeproof.judge.features import EvidenceSentence, evidence_sentences
+from citeproof.judge.evidence import EvidenceSentence, evidence_sentences
 
 MODEL_FORMAT_VERSION: Final = 2
 MAX_CANDIDATES: Final = 5
@@ -43,6 +45,11 @@ AGGREGATE_FEATURES: Final = (
     "lex_recall_all",
     "quantity_agree",
     "quantity_conflict",
+    "negation_mismatch",
+    "direction_agree_local",
+    "direction_conflict_local",
+    "vector_max",
+    "has_vector",
     "log_candidates",
 )
 
@@ -105,12 +112,24 @@ def aggregate_features(
     sentences: Sequence[EvidenceSentence],
     chosen: Sequence[Candidate],
     probs: np.ndarray,
+    vector_scores: Sequence[float] = (),
 ) -> list[float]:
+    """``vector_scores``: the retriever's claim/passage embedding similarities, when it gave
+    them (a topical neighbour of the right source reads "on topic" to the cross-encoder; how
+    close it is in meaning tells a mis-citation apart)."""
     claim_stems = cues.content_stems(claim)
     top = int(np.argmax(1.0 - probs[:, CE_UNSUPPORTED]))
     best_lex = max(_relevance(claim_stems, c.text) for c in chosen)
     all_lex = _relevance(claim_stems, " ".join(s.text for s in sentences))
     agree, conflict = _quantity_votes(claim, chosen[top].text)
+    # The cues of a minimal edit, between the claim and the sentence the model found most on
+    # topic: a negation on one side only, opposite direction words about the same things.
+    claim_tokens = cues.tokens(claim)
+    top_tokens = cues.tokens(chosen[top].text)
+    negation_mismatch = (cues.count_in(cues.NEGATIONS, claim_tokens) > 0) != (
+        cues.count_in(cues.NEGATIONS, top_tokens) > 0
+    )
+    direction_agree, direction_conflict = cues.local_direction_votes(claim_tokens, top_tokens)
     return [
         float(probs[:, CE_SUPPORTED].max()),
         float(probs[:, CE_CONTRADICTED].max()),
@@ -122,6 +141,11 @@ def aggregate_features(
         all_lex,
         agree,
         conflict,
+        float(negation_mismatch),
+        float(min(direction_agree, 2)),
+        float(min(direction_conflict, 2)),
+        max(vector_scores, default=0.0),
+        float(bool(vector_scores)),
         math.log1p(len(chosen)),
     ]
 
@@ -137,7 +161,13 @@ def read(cross_encoder: Any, claim: str, passages: Sequence[Passage]) -> Reading
         sentences=sentences,
         candidates=chosen,
         probabilities=probs.round(6).tolist(),
-        features=aggregate_features(claim, sentences, chosen, probs),
+        features=aggregate_features(
+            claim,
+            sentences,
+            chosen,
+            probs,
+            [p.vector_score for p in passages if p.vector_score is not None],
+        ),
     )
 
 

@@ -21,7 +21,8 @@ DEFAULT_LLM_BACKOFF_MAX_S: Final = 30.0
 DEFAULT_LLM_MAX_RETRY_AFTER_S: Final = 120.0
 DEFAULT_MAX_PASSAGES: Final = 8
 DEFAULT_MAX_PASSAGE_CHARS: Final = 2000
-DEFAULT_LOCAL_MODEL_PATH: Final = Path(__file__).parent / "models" / "local_judge.json"
+DEFAULT_LOCAL_MODEL_PATH: Final = Path(__file__).parent / "models" / "reading_judge.json"
+DEFAULT_LOCAL_THREADS: Final = 1
 
 
 class JudgeSettings(Settings, frozen=True, kw_only=True):
@@ -32,7 +33,10 @@ class JudgeSettings(Settings, frozen=True, kw_only=True):
 
     backend: Annotated[
         Literal["local", "llm"],
-        doc("Judge backend: `local` (offline calibrated classifier) or `llm` (OpenAI-compatible)."),
+        doc(
+            "Judge backend: `local` (offline: a cross-encoder fine-tuned here reads claim and "
+            "evidence sentences, docs/judge.md) or `llm` (OpenAI-compatible)."
+        ),
     ] = DEFAULT_BACKEND
     max_passages: Annotated[
         int, doc("At most this many retrieved passages (best ranked) are shown to a judge.", ge=1)
@@ -41,13 +45,21 @@ class JudgeSettings(Settings, frozen=True, kw_only=True):
         int, doc("Each passage is cut to this many characters before judging.", ge=200)
     ] = DEFAULT_MAX_PASSAGE_CHARS
     local_model_path: Annotated[
-        str, doc("Model file of the local judge; empty means the one shipped with the package.")
+        str,
+        doc(
+            "Aggregator file of the local judge (reading_judge.json); empty means the one shipped "
+            "with the package."
+        ),
     ] = ""
+    local_threads: Annotated[
+        int,
+        doc("Intra-op CPU threads of the local judge's cross-encoder per process.", ge=1),
+    ] = DEFAULT_LOCAL_THREADS
     local_abstain_below: Annotated[
         float | None,
         doc(
-            "Local judge: below this calibrated confidence (0..1) it abstains (label `unsupported`,"
-            " rationale says it could not decide); empty means the model file's own threshold."
+            "Local judge: below this calibrated confidence (0..1) it abstains (label "
+            "`needs_review`); empty means the per-label thresholds fitted with the model."
         ),
     ] = None
     llm_base_url: Annotated[
