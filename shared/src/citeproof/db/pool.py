@@ -74,4 +74,5 @@ async def create_pool(
         init=_init_connection,
         reset=_keep_session,
         server_settings=server_settings,
+        statement_cache_size=settings.statement_cache_size,
     )

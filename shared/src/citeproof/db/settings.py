@@ -10,6 +10,8 @@ DEFAULT_EMBEDDED_DIR = ".citeproof/pg"
 DEFAULT_POOL_MIN = 1
 DEFAULT_POOL_MAX = 10
 DEFAULT_STATEMENT_TIMEOUT_MS = 60_000
+# asyncpg's own default: prepared statements cached per connection.
+DEFAULT_STATEMENT_CACHE_SIZE = 100
 
 
 class DatabaseSettings(Settings, frozen=True, kw_only=True):
@@ -53,6 +55,15 @@ class DatabaseSettings(Settings, frozen=True, kw_only=True):
     statement_timeout_ms: Annotated[
         int, doc("Server-side statement_timeout for pooled connections (0 = none).", ge=0)
     ] = DEFAULT_STATEMENT_TIMEOUT_MS
+    statement_cache_size: Annotated[
+        int,
+        doc(
+            "Prepared statements each pooled connection caches. 0 when DATABASE_URL goes "
+            "through PgBouncer in transaction mode older than 1.21 (Debian 12 ships 1.18), "
+            "which cannot follow named prepared statements across server connections.",
+            ge=0,
+        ),
+    ] = DEFAULT_STATEMENT_CACHE_SIZE
     migrations_dir: Annotated[
         str | None,
         doc("Folder of the SQL migrations. Default: the repository's migrations/ folder."),

@@ -54,6 +54,11 @@ STALL_FACTOR = 5
 MIN_STALL_S = 30.0
 # An outage's detail as kept in the registry (the error text of the failing call).
 MAX_OUTAGE_DETAIL_CHARS = 300
+# At boot, how long a worker waits for the database to accept its pool before it gives up,
+# and the bounds of its jittered retry delay.
+BOOT_CONNECT_TIMEOUT_S = 120.0
+BOOT_RETRY_FIRST_S = 0.5
+BOOT_RETRY_MAX_S = 5.0
 # Name prefix of the claim loops' asyncio tasks (drain waits for them first).
 CLAIM_TASK_PREFIX = "claim-"
 # Pool connections the runtime itself may hold at once besides the handlers': a claim, a
@@ -547,6 +552,23 @@ async def run_once(
     return len(rows)
 
 
+async def _pool_at_boot(db: DatabaseSettings, max_size: int) -> asyncpg.Pool:
+    """The worker's pool, waiting for the database (or the pooler in front of it) to accept
+    connections: a worker started while PgBouncer restarts must not crash at boot. Gives up
+    after BOOT_CONNECT_TIMEOUT_S, so a wrong URL still fails loudly."""
+    deadline = time.monotonic() + BOOT_CONNECT_TIMEOUT_S
+    delay = BOOT_RETRY_FIRST_S
+    while True:
+        try:
+            return await create_pool(db, max_size=max_size)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("worker.database_unreachable", error=str(exc), retry_in_s=delay)
+            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            delay = min(delay * 2, BOOT_RETRY_MAX_S)
+
+
 async def serve(
     *,
     service: str,
@@ -561,7 +583,7 @@ async def serve(
     slots = sum(stage_settings(s).concurrency for s in stages)
     # Handlers hold a connection only for their completing transaction, and every slot of
     # every stage may be completing at once; size for that plus the runtime's own loops.
-    pool = await create_pool(db, max_size=max(db.pool_max, slots + RUNTIME_CONNECTIONS))
+    pool = await _pool_at_boot(db, max(db.pool_max, slots + RUNTIME_CONNECTIONS))
     worker = Worker(
         service=service,
         stages=stages,

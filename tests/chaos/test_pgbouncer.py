@@ -1,0 +1,148 @@
+"""The stack behind a real PgBouncer in transaction pooling mode: DATABASE_URL through it,
+LISTEN_DATABASE_URL direct, CITEPROOF_STATEMENT_CACHE_SIZE=0 (PgBouncer 1.18 cannot follow
+named prepared statements). The sample thesis is verified while a worker is killed -9 and
+PgBouncer itself is restarted mid-run. `make test-pgbouncer` installs PgBouncer and runs this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from citeproof.auth import create_token, create_user
+from citeproof.db.migrate import apply_migrations
+from citeproof.db.pool import create_pool
+from citeproof.db.settings import DatabaseSettings
+from citeproof.devstack import DevStack, free_port
+from citeproof.journey import client, report, submit_thesis, wait_for_run
+
+from .pgbouncer import PgBouncer, installed
+
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(900)]
+
+PARALLEL_CLIENTS = 8
+QUERIES_EACH = 25
+
+
+@pytest.fixture(scope="module")
+def bouncer(pg_server) -> Iterator[PgBouncer]:
+    if not installed():
+        pytest.skip("PgBouncer is not installed: `make test-pgbouncer` installs it")
+    if pg_server is None:
+        pytest.skip("needs the embedded PostgreSQL (PgBouncer reaches it on its Unix socket)")
+    # PgBouncer refuses to run as root: as root, run it as the embedded server's user.
+    user = "pgserver" if os.geteuid() == 0 else None
+    work_dir = Path(tempfile.mkdtemp(prefix="citeproof-pgbouncer-"))
+    pgbouncer = PgBouncer(pg_server.socket_dir, work_dir, free_port(), user)
+    pgbouncer.start()
+    try:
+        yield pgbouncer
+    finally:
+        pgbouncer.destroy()
+
+
+def _database(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
+
+
+async def test_pools_work_through_the_transaction_pooler_with_the_statement_cache_off(
+    bouncer, database_url
+) -> None:
+    settings = DatabaseSettings(
+        url=bouncer.url(_database(database_url)), statement_cache_size=0, pool_max=4
+    )
+    pool = await create_pool(settings)
+
+    async def client_work(i: int) -> None:
+        for j in range(QUERIES_EACH):
+            async with pool.acquire() as conn, conn.transaction():
+                assert await conn.fetchval("SELECT $1::int + $2::int", i, j) == i + j
+
+    try:
+        # More clients than pooled connections, transactions interleaved across them.
+        await asyncio.gather(*(client_work(i) for i in range(PARALLEL_CLIENTS)))
+    finally:
+        await pool.close()
+
+
+def _fresh_database(direct_url: str) -> str:
+    name = f"citeproof_pgb_{uuid.uuid4().hex[:8]}"
+
+    async def create() -> None:
+        conn = await asyncpg.connect(direct_url)
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    asyncio.run(create())
+    return name
+
+
+def _token(url: str) -> str:
+    async def make() -> str:
+        conn = await asyncpg.connect(url)
+        try:
+            user = await create_user(conn, f"pgb-{uuid.uuid4().hex[:8]}")
+            _, token = await create_token(conn, user, label="pgbouncer")
+            return token
+        finally:
+            await conn.close()
+
+    return asyncio.run(make())
+
+
+def test_the_journey_survives_a_killed_worker_and_a_pgbouncer_restart(
+    bouncer, database_url, demo_pdfs, tmp_path
+) -> None:
+    name = _fresh_database(database_url)
+    direct = urlunsplit(urlsplit(database_url)._replace(path=f"/{name}"))
+    asyncio.run(apply_migrations(direct))
+    stack = DevStack(
+        database_url=bouncer.url(name),
+        log_dir=tmp_path / "logs",
+        env={
+            "LISTEN_DATABASE_URL": direct,
+            "CITEPROOF_STATEMENT_CACHE_SIZE": "0",
+            "CITEPROOF_POLL_INTERVAL_S": "0.5",
+            "CITEPROOF_DRAIN_GRACE_S": "10",
+        },
+    )
+    stack.start()
+    try:
+        stack.wait_ready()
+        token = _token(direct)
+        with client(stack.api_url, token) as http:
+            run_id = submit_thesis(
+                http,
+                Path(demo_pdfs["thesis"]),
+                [Path(p) for p in demo_pdfs["sources"]],
+                name="behind pgbouncer",
+            )
+            # Mid-run: a worker dies without a word, then the pooler itself goes away.
+            time.sleep(2.0)
+            parser = next(p for p in stack.processes if p.service == "parser")
+            stack.replace(parser, graceful=False)
+            bouncer.stop()
+            time.sleep(2.0)
+            bouncer.start()
+            status = wait_for_run(http, run_id)
+            assert status["status"] == "completed", status
+            body = report(http, run_id).json()
+    finally:
+        stack.stop()
+    expected = json.loads(Path(demo_pdfs["expected"]).read_text())
+    expected_citations = sum(len(s["citations"]) for s in expected["sentences"])
+    assert len(body["citations"]) == expected_citations
+    assert all(c["verdict"]["label"] for c in body["citations"])
+    assert body["summary"]["total"] == expected_citations
