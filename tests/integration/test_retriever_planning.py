@@ -13,7 +13,6 @@ import pytest
 
 from citeproof.queue import QueueSettings, TaskContext, TerminalOutcome, Worker, run_once
 from citeproof.queue._executor import execute
-from citeproof.queue._sql import CLAIM
 from citeproof.queue._sweeper import sweep_expired
 from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
@@ -293,8 +292,7 @@ async def test_a_planner_that_lost_its_lease_cannot_fan_out_again(pool, service)
     *_, run = await _world(pool)
     stage = service.plan_stage
     # Planner A claims the run, then stalls past its lease.
-    (row,) = await pool.fetch(stage.sql(CLAIM), 1, "planner-a", 30.0)
-    assert row["id"] == run
+    row = await _claim_this_run(pool, run, "planner-a")
     await pool.execute("UPDATE runs SET lease_expires_at = now() - interval '1 s' WHERE id = $1",
                        run)  # fmt: skip
     assert await sweep_expired(pool, stage, QueueSettings()) >= 1
@@ -321,6 +319,40 @@ async def test_a_run_whose_planning_dies_is_failed_not_left_waiting(pool, servic
     row = await _run_row(pool, run)
     assert row["status"] == "failed"
     assert "linker crashed" in row["message"]
+
+
+async def test_the_runtime_fails_a_run_whose_planning_keeps_crashing(pool, service) -> None:
+    """Through the runtime's own failure path (no direct hook call): the last attempt buries
+    the run's planning row and the stage's terminal hook fails the run, in one transaction."""
+    import dataclasses
+
+    *_, run = await _world(pool)
+    await pool.execute("UPDATE runs SET max_attempts = 1 WHERE id = $1", run)
+
+    async def linker_crash(_ctx: TaskContext) -> None:
+        raise RuntimeError("linker crashed")
+
+    stage = dataclasses.replace(service.plan_stage, handler=linker_crash)
+    row = await _claim_this_run(pool, run, "planner-a")
+    ctx = TaskContext(stage=stage, row=row, pool=pool, worker_id="planner-a")
+    assert await execute(ctx, QueueSettings()) == "dead"
+    row = await _run_row(pool, run)
+    assert (row["state"], row["status"]) == ("dead", "failed")
+    assert "linker crashed" in row["message"]
+
+
+async def test_the_sweeper_fails_a_run_whose_planner_died_on_its_last_attempt(
+    pool, service
+) -> None:
+    *_, run = await _world(pool)
+    await pool.execute("UPDATE runs SET max_attempts = 1 WHERE id = $1", run)
+    await _claim_this_run(pool, run, "planner-gone")  # a planner that never comes back
+    await pool.execute("UPDATE runs SET lease_expires_at = now() - interval '1 s' WHERE id = $1",
+                       run)  # fmt: skip
+    assert await sweep_expired(pool, service.plan_stage, QueueSettings()) >= 1
+    row = await _run_row(pool, run)
+    assert (row["state"], row["status"]) == ("dead", "failed")
+    assert "planner-gone" in row["message"]
 
 
 async def test_a_run_with_nothing_checkable_completes_with_its_verdicts(pool, service) -> None:

@@ -288,3 +288,38 @@ async def test_a_re_parsed_document_is_not_served_from_its_old_index(pool) -> No
     assert passages
     assert {p.chunk_id for p in passages} <= new_chunks
     assert all(p.text in " ".join(SLEEP_MEMORY) for p in passages)
+
+
+async def test_the_runtime_writes_the_verdict_of_a_retrieval_that_keeps_crashing(
+    pool, service
+) -> None:
+    """Through the runtime's own failure path (no direct hook call): the last attempt buries
+    the task and the stage's terminal hook records a judge_error verdict for its citation."""
+    import dataclasses
+
+    from citeproof.queue import TaskContext
+    from citeproof.queue._executor import execute
+    from citeproof.queue.settings import QueueSettings
+
+    run, _, _ = await _planned_run(pool, service)
+
+    async def index_crash(_ctx: TaskContext) -> None:
+        raise RuntimeError("index build crashed")
+
+    stage = dataclasses.replace(service.retrieve_stage, handler=index_crash)
+    # This run's first task only: the session's database holds other tests' tasks.
+    row = await pool.fetchrow(
+        "UPDATE retrieve_tasks SET state = 'running', attempts = attempts + 1, max_attempts = 1,"
+        " worker_id = 'crashy', claim_token = gen_random_uuid(), "
+        "lease_expires_at = now() + interval '60 s' "
+        "WHERE id = (SELECT min(id) FROM retrieve_tasks WHERE run_id = $1) RETURNING *",
+        run,
+    )
+    ctx = TaskContext(stage=stage, row=row, pool=pool, worker_id="crashy")
+    assert await execute(ctx, QueueSettings()) == "dead"
+    verdict = await pool.fetchrow(
+        "SELECT label, rationale FROM verdicts WHERE run_id = $1 AND citation_id = $2",
+        run,
+        row["citation_id"],
+    )
+    assert verdict["label"] == "judge_error" and "index build crashed" in verdict["rationale"]
