@@ -31,3 +31,27 @@ def test_a_footnote_at_the_page_foot_does_not_cut_the_claim():
     claims = _claims(["1 Introduction", *FIRST_HALF, FOOTNOTE])
     assert claims["22"] == " ".join(FIRST_HALF) + " February 2020 [22]."
     assert FOOTNOTE not in claims["22"]
+
+
+def test_a_narrative_marker_broken_from_its_sentence_stays_with_it():
+    references = [
+        "Fischer, A. and Weber, B. 2021. Vaccine views online. Journal 1.",
+        "Ivanova, A. and Okafor, B. 2020. Hospital capacity. Journal 2.",
+        "Chen, A., Kim, B. and Lee, C. 2022. Masks at home. Journal 3.",
+    ]
+    pages = [
+        [
+            "1 Introduction",
+            "Clusters are smaller in size than other clusters (Fischer and Weber, 2021).",
+            "Ivanova and Okafor (2020)",
+            "reported that hospital capacity had no effect on mortality. Later work by",
+            "Chen et al.",
+        ],
+        ["(2022) found that masks help.", "References", *references],
+    ]
+    # One entry per line, as the reference layout reads them.
+    document = assemble(lines_to_blocks(pages, [[], references]), len(pages))
+    analysis = analyze_thesis(document.text, document.page_starts)
+    checked = {c.reference_label: c.claim_checked for c in analysis.citations}
+    assert checked["Ivanova2020"] == "Hospital capacity had no effect on mortality."
+    assert checked["Chen2022"] == "Later work by found that masks help."

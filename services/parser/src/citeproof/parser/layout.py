@@ -63,6 +63,8 @@ _ABSTRACT_OPENING = re.compile(r"^abstract\s*[:.—–-]", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing)\s*\d+[.:]", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[•◦▪‣∙·\-–*]|\(?[a-z0-9]{1,3}[.)])\s+")
 _TERMINAL = re.compile(r"[.!?:;)\]\"”’]$")
+# A full stop that ends a sentence (not "et al.", "e.g.", "i.e.", "cf.", "vs.").
+_SENTENCE_END = re.compile(r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)[.!?][\"”’)]?$")
 # A paragraph ending like this stops in the middle of a sentence.
 _MID_SENTENCE_END = re.compile(r"(?:\b[a-z][a-z\-]*|,)$")
 # Footnotes are looked for in this many last lines of a page.
@@ -280,7 +282,11 @@ def lines_to_blocks(
                 opened_at_start = in_entries = True
             current.append(line)
             ended = bool(_TERMINAL.search(line))
-            if ended and len(line) < typical * SHORT_LINE_SHARE:
+            following = lines[line_index + 1] if line_index + 1 < len(lines) else ""
+            # "Ivanova and Okafor (2020)" / "reported that ...": a short line ending in a
+            # bracket is no paragraph end when the sentence goes on in lower case.
+            goes_on = following[:1].islower() and not _SENTENCE_END.search(line)
+            if ended and len(line) < typical * SHORT_LINE_SHARE and not goes_on:
                 flush()
             previous_ended = ended
         flush()
@@ -290,10 +296,14 @@ def lines_to_blocks(
 def _breaks_off(previous: str, following: str) -> bool:
     """The paragraph ending a page stops mid-sentence and the next page's first block goes on
     with it: "... spreading in Europe in" / "February 2020 [22]." (a lower-case last word or a
-    comma says so whatever the next word is; without them only a lower-case start does)."""
+    comma says so whatever the next word is), or "... Chen et al." / "(2022) reported that" (a
+    lower-case or bracketed start goes on after anything but a sentence end)."""
+    if following[:1].islower() or following[:1] in "([":
+        # "... Haddad and Nguyen (2021)" / "reported that ...": only a sentence end stops it.
+        return not _SENTENCE_END.search(previous)
     if _TERMINAL.search(previous):
         return False
-    return following[:1].islower() or bool(_MID_SENTENCE_END.search(previous))
+    return bool(_MID_SENTENCE_END.search(previous))
 
 
 def _is_float(block: Block, blocks: list[Block], index: int) -> bool:
