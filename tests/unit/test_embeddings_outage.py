@@ -18,7 +18,6 @@ def _closed_port() -> int:
         return probe.getsockname()[1]  # nothing listens there once the probe is closed
 
 
-@pytest.mark.xfail(strict=True, reason="a refused connection surfaces as a raw httpx error")
 def test_an_unreachable_embeddings_endpoint_is_reported_as_a_dependency_outage() -> None:
     embedder = OpenAIEmbedder(
         EmbeddingSettings(backend="openai", url=f"http://127.0.0.1:{_closed_port()}/v1")

@@ -5,6 +5,12 @@ import numpy as np
 
 from citeproof.embeddings.base import EMBEDDING_DIM, EmbeddingError, normalise
 from citeproof.embeddings.settings import EmbeddingSettings
+from citeproof.queue.errors import DependencyDown
+
+# How an outage of the embeddings endpoint is named to people (registry, readiness, runs).
+EMBEDDINGS_BACKEND = "embeddings backend"
+# Answers that mean "down or overloaded, try later" rather than "this request is wrong".
+OUTAGE_STATUSES = frozenset({429, 502, 503, 504})
 
 
 class OpenAIEmbedder:
@@ -32,10 +38,19 @@ class OpenAIEmbedder:
         out: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             batch = texts[start : start + self._batch_size]
-            response = self._client.post(
-                "/embeddings",
-                json={"model": self.model, "input": batch, "dimensions": self.dimension},
-            )
+            try:
+                response = self._client.post(
+                    "/embeddings",
+                    json={"model": self.model, "input": batch, "dimensions": self.dimension},
+                )
+            except httpx.TransportError as exc:
+                # Unreachable or timing out: the endpoint is down, not this document. The
+                # runtime holds the stage's tasks (circuit breaker) until it answers again.
+                raise DependencyDown(EMBEDDINGS_BACKEND, f"{type(exc).__name__}: {exc}") from exc
+            if response.status_code in OUTAGE_STATUSES:
+                raise DependencyDown(
+                    EMBEDDINGS_BACKEND, f"answered {response.status_code}: {response.text[:200]}"
+                )
             if response.status_code != 200:
                 raise EmbeddingError(
                     f"embeddings endpoint answered {response.status_code}: {response.text[:200]}"
