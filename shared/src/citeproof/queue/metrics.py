@@ -16,8 +16,9 @@ TASKS_CLAIMED = Counter(
 TASKS_FINISHED = Counter(
     "citeproof_tasks_finished",
     "Tasks this worker finished, by outcome "
-    "(succeeded, failed, retried, dead, lease_lost, handed_back, unrecorded: the outcome "
-    "could not be written and the lease will expire).",
+    "(succeeded, failed, retried, dead, lease_lost, handed_back, held: handed back uncharged "
+    "because the stage's backend is down, unrecorded: the outcome could not be written and "
+    "the lease will expire).",
     ["stage", "outcome"],
 )
 TASK_DURATION = Histogram(
