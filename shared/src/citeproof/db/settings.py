@@ -18,6 +18,7 @@ class DatabaseSettings(Settings, frozen=True, kw_only=True):
     ENV_NAMES: ClassVar[dict[str, str]] = {
         "url": "DATABASE_URL",
         "listen_url": "LISTEN_DATABASE_URL",
+        "environment": "CITEPROOF_ENV",
     }
     # URLs carry the password.
     SECRET_FIELDS: ClassVar[frozenset[str]] = frozenset({"url", "listen_url"})
@@ -36,6 +37,11 @@ class DatabaseSettings(Settings, frozen=True, kw_only=True):
             "DATABASE_URL goes through PgBouncer in transaction mode. Default: DATABASE_URL."
         ),
     ] = None
+    environment: Annotated[
+        str,
+        doc("`production` makes every process refuse the embedded PostgreSQL (set "
+            "DATABASE_URL); anything else allows it."),
+    ] = "development"  # fmt: skip
     embedded_pg_dir: Annotated[
         str, doc("Data directory of the embedded PostgreSQL (used only without DATABASE_URL).")
     ] = DEFAULT_EMBEDDED_DIR
