@@ -58,7 +58,7 @@ def _print_table(report: dict, expected: dict[tuple[str, str], str]) -> None:
         print(f"{i:>2}  [{ref:<2}] {verdict.get('label', '-'):<20} "
               f"{verdict.get('confidence', 0):>4.2f}  {intended:<20} {claim}")  # fmt: skip
     print(f"\n{agree} of {len(report['citations'])} citations got the verdict their author "
-          "intended (the offline judge is a small classifier; see docs/judge.md).")  # fmt: skip
+          "intended (needs_review counts as a miss; see docs/judge.md).")  # fmt: skip
 
 
 def main() -> int:
@@ -79,7 +79,13 @@ def main() -> int:
     if code in (EXIT_ERROR, EXIT_INTERRUPTED):
         print(f"the check did not finish (exit {code}); service logs are in {STATE_DIR / 'logs'}")
         return 1
-    print(f"(citeproof check exited {code}: 1 means it found problem citations, as intended)")
+    meaning = {
+        0: "every checked citation is fine",
+        1: "it found problem citations, as the sample intends",
+        3: "too few citations got a definite verdict: the offline judge says needs_review "
+        "when it cannot back a label (docs/judge.md)",
+    }.get(code, "see citeproof check --help")
+    print(f"(citeproof check exited {code}: {meaning})")
     report = json.loads((OUT_DIR / "report.json").read_text())
     _print_table(report, _expected_labels(pdfs["expected"]))
     print(f"\nreport: {OUT_DIR / 'report.html'}  (also report.md, report.json)")
