@@ -25,7 +25,7 @@ from citeproof.api.openapi import correct_media_types
 from citeproof.api.reports.controllers import ReportController
 from citeproof.api.reports.html import INLINE_SCRIPTS, INLINE_STYLES
 from citeproof.api.runs.controllers import RunController
-from citeproof.api.security import provide_caller, rate_limit_headers
+from citeproof.api.security import authentication_guard, provide_caller, rate_limit_headers
 from citeproof.api.sessions.controllers import SessionController
 from citeproof.api.settings import ApiSettings
 from citeproof.api.system.controllers import STATIC_DIR, MeController, SystemController
@@ -115,6 +115,8 @@ def create_app(
             "events_hub": Provide(lambda: hub, sync_to_thread=False, use_cache=True),
             "upload_slots": Provide(lambda: upload_slots, sync_to_thread=False, use_cache=True),
         },
+        # Authentication is the default on /v1: see authentication_guard.
+        guards=[authentication_guard(settings)],
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=require_json_bodies,
         before_send=[rate_limit_headers],

@@ -13,9 +13,11 @@ from typing import Any
 import asyncpg
 import msgspec
 from litestar import Request
+from litestar.connection import ASGIConnection
 from litestar.datastructures import MutableScopeHeaders
 from litestar.di import NamedDependency
-from litestar.types import Message, Scope
+from litestar.handlers.base import BaseRouteHandler
+from litestar.types import Guard, Message, Scope
 
 from citeproof.api.errors import ApiError
 from citeproof.api.settings import ApiSettings
@@ -23,6 +25,10 @@ from citeproof.auth import Caller, authenticate
 
 # Route handlers opt into a different bucket or query-string tokens through `opt`.
 OPT_RATE_BUCKET = "rate_bucket"
+# Marks a /v1 route that answers without a token; every other /v1 route is authenticated.
+OPT_PUBLIC = "public"
+PRIVATE_PREFIX = "/v1"
+CALLER_PARAMETER = "caller"
 OPT_TOKEN_IN_QUERY = "token_in_query"
 BUCKET_API = "api"
 BUCKET_UPLOAD = "upload"
@@ -140,3 +146,23 @@ async def rate_limit_headers(message: Message, scope: Scope) -> None:
     headers["RateLimit-Limit"] = str(state.limit)
     headers["RateLimit-Remaining"] = str(state.remaining)
     headers["RateLimit-Reset"] = str(state.reset_s)
+
+
+def authentication_guard(settings: ApiSettings) -> Guard:
+    """An app-wide guard that makes authentication the default on /v1.
+
+    Handlers that take the `caller` are authenticated (and rate-limited) by that dependency.
+    A /v1 handler that does not — someone forgot it — is authenticated here all the same,
+    unless its `opt` marks it public: forgetting the caller can no longer open a route.
+    """
+
+    async def require_authentication(
+        connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
+    ) -> None:
+        if not connection.scope["path"].startswith(PRIVATE_PREFIX) or handler.opt.get(OPT_PUBLIC):
+            return
+        if CALLER_PARAMETER in handler.parsed_fn_signature.parameters:
+            return
+        await provide_caller(connection, connection.app.state.pool, settings)  # type: ignore[arg-type]
+
+    return require_authentication
