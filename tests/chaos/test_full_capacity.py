@@ -4,8 +4,6 @@ it cannot take yet): the worker must wait, not spin. Measured on a real worker p
 from __future__ import annotations
 
 import asyncio
-import signal
-import sys
 import uuid
 
 import pytest
@@ -17,7 +15,7 @@ from tests.integration.queue_support import (
     ensure_test_table,
     private_table_name,
 )
-from tests.integration.test_queue_processes import REPO_ROOT, cpu_seconds, worker_env
+from tests.integration.test_queue_processes import cpu_seconds, start_queue_app, stop_queue_app
 
 pytestmark = pytest.mark.chaos
 
@@ -35,18 +33,7 @@ async def test_a_full_worker_with_notifications_arriving_uses_under_5_percent_of
     await ensure_test_table(pool, table)
     batch = f"full-{uuid.uuid4().hex[:8]}"
     await enqueue(pool, batch, SLOTS, table=table, payload="30")  # far longer than the window
-    env = worker_env(
-        database_url,
-        CITEPROOF_CONCURRENCY=str(SLOTS),
-        CITEPROOF_DRAIN_GRACE_S="0.5",
-        QUEUE_APP_TABLE=table,
-        QUEUE_APP_CHANNEL=channel,
-    )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.integration.queue_worker_app",
-        env=env, cwd=REPO_ROOT, stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )  # fmt: skip
+    proc = await start_queue_app(database_url, table, channel, CITEPROOF_CONCURRENCY=str(SLOTS))
     query = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state = 'running'"
     try:
         while await pool.fetchval(query, batch) < SLOTS:
@@ -71,11 +58,5 @@ async def test_a_full_worker_with_notifications_arriving_uses_under_5_percent_of
               f"{notifications} notifications")  # fmt: skip
         assert share < MAX_CORE_SHARE
     finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 30)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
+        await stop_queue_app(proc)
         await drop_test_table(pool, table)

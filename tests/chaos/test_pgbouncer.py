@@ -11,20 +11,18 @@ import json
 import os
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
-import asyncpg
 import pytest
 
-from citeproof.auth import create_token, create_user
-from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
 from citeproof.devstack import DevStack, free_port
 from citeproof.journey import client, report, submit_thesis, wait_for_run
+from tests.e2e.conftest import _new_user_token
+from tests.integration.queue_support import fresh_database
 
 from .pgbouncer import PgBouncer, installed
 
@@ -75,41 +73,14 @@ async def test_pools_work_through_the_transaction_pooler_with_the_statement_cach
         await pool.close()
 
 
-def _fresh_database(direct_url: str) -> str:
-    name = f"citeproof_pgb_{uuid.uuid4().hex[:8]}"
-
-    async def create() -> None:
-        conn = await asyncpg.connect(direct_url)
-        try:
-            await conn.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            await conn.close()
-
-    asyncio.run(create())
-    return name
-
-
-def _token(url: str) -> str:
-    async def make() -> str:
-        conn = await asyncpg.connect(url)
-        try:
-            user = await create_user(conn, f"pgb-{uuid.uuid4().hex[:8]}")
-            _, token = await create_token(conn, user, label="pgbouncer")
-            return token
-        finally:
-            await conn.close()
-
-    return asyncio.run(make())
-
-
 def test_the_journey_survives_a_killed_worker_and_a_pgbouncer_restart(
     bouncer, database_url, demo_pdfs, tmp_path
 ) -> None:
-    name = _fresh_database(database_url)
-    direct = urlunsplit(urlsplit(database_url)._replace(path=f"/{name}"))
-    asyncio.run(apply_migrations(direct))
+    # A database of its own (its live workers must not claim other tests' rows), migrated
+    # over the direct connection, as operations.md prescribes behind a transaction pooler.
+    direct = asyncio.run(fresh_database(database_url, "citeproof_pgb"))
     stack = DevStack(
-        database_url=bouncer.url(name),
+        database_url=bouncer.url(_database(direct)),
         log_dir=tmp_path / "logs",
         env={
             "LISTEN_DATABASE_URL": direct,
@@ -121,7 +92,7 @@ def test_the_journey_survives_a_killed_worker_and_a_pgbouncer_restart(
     stack.start()
     try:
         stack.wait_ready()
-        token = _token(direct)
+        token = _new_user_token(direct)
         with client(stack.api_url, token) as http:
             run_id = submit_thesis(
                 http,

@@ -103,6 +103,31 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+async def start_queue_app(database_url: str, table: str, channel: str, **extra: str):
+    """A real worker process on a test's own queue table (tests.integration.queue_worker_app)."""
+    env = worker_env(
+        database_url, QUEUE_APP_TABLE=table, QUEUE_APP_CHANNEL=channel,
+        CITEPROOF_DRAIN_GRACE_S="0.5", **extra,
+    )  # fmt: skip
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.integration.queue_worker_app",
+        env=env, cwd=REPO_ROOT, stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+async def stop_queue_app(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM (a drain, which deregisters the worker), SIGKILL if it does not end."""
+    if proc.returncode is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(proc.wait(), 30)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+
+
 # A worker whose every slot is busy has nothing to do but wait: over this window it may use
 # a tenth of its time on the CPU (timer wake-ups, heartbeats, the listener's keepalive).
 IDLE_WINDOW_S = 2.0
@@ -118,19 +143,9 @@ async def test_a_worker_at_capacity_waits_without_burning_cpu(
     await ensure_test_table(pool, table)
     batch = f"cap-{uuid.uuid4().hex[:8]}"
     await enqueue(pool, batch, 1, table=table, payload="8")
-    env = worker_env(
-        database_url,
-        CITEPROOF_CONCURRENCY="1",
-        CITEPROOF_BATCH_SIZE="1",
-        CITEPROOF_DRAIN_GRACE_S="0.5",
-        QUEUE_APP_TABLE=table,
-        QUEUE_APP_CHANNEL=channel,
+    proc = await start_queue_app(
+        database_url, table, channel, CITEPROOF_CONCURRENCY="1", CITEPROOF_BATCH_SIZE="1"
     )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.integration.queue_worker_app",
-        env=env, cwd=REPO_ROOT, stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )  # fmt: skip
     try:
         await wait_until(lambda: _is_state(pool, batch, "running", table=table), timeout=60)
         await asyncio.sleep(0.5)  # the listener connects; start-up work settles
@@ -146,13 +161,7 @@ async def test_a_worker_at_capacity_waits_without_burning_cpu(
         assert await _is_state(pool, batch, "running", table=table)
         assert used < IDLE_CPU_LIMIT_S, f"{used:.2f} s of CPU in {IDLE_WINDOW_S} s while full"
     finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), 30)
-            except TimeoutError:
-                proc.kill()
-                await proc.wait()
+        await stop_queue_app(proc)
         await drop_test_table(pool, table)
 
 

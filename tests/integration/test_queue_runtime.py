@@ -250,11 +250,24 @@ async def test_a_stage_with_a_short_lease_is_heartbeated_at_its_own_interval(poo
         await drop_test_table(pool, table)
 
 
-async def test_healthz_judges_a_stage_loop_by_that_stage_poll_interval(pool, monkeypatch) -> None:
+def _worker_clock_ahead(monkeypatch, seconds: float) -> None:
+    """The worker module's clock (and only it) reads `seconds` later than now: how /healthz
+    judges a worker after a quiet spell, without waiting for one."""
     import time
 
     from citeproof.queue import worker as worker_module
 
+    later = time.monotonic() + seconds
+
+    class _Clock:
+        @staticmethod
+        def monotonic() -> float:
+            return later
+
+    monkeypatch.setattr(worker_module, "time", _Clock)
+
+
+async def test_healthz_judges_a_stage_loop_by_that_stage_poll_interval(pool, monkeypatch) -> None:
     table = private_table_name()
     await ensure_test_table(pool, table)
     stage = Stage(name="test", table=table, channel="c_slow_poll", handler=record_effect)
@@ -273,17 +286,10 @@ async def test_healthz_judges_a_stage_loop_by_that_stage_poll_interval(pool, mon
         await asyncio.sleep(0.3)
         assert worker.is_alive()
         # 40 s later with no event: quiet for this stage, not stalled.
-        later = time.monotonic() + 40.0
-
-        class _Clock:
-            @staticmethod
-            def monotonic() -> float:
-                return later
-
-        monkeypatch.setattr(worker_module, "time", _Clock)
+        _worker_clock_ahead(monkeypatch, 40.0)
         assert worker.is_alive()
         # Five of its poll intervals without a tick is a stall.
-        later = time.monotonic() + 60.0 * 6
+        _worker_clock_ahead(monkeypatch, 60.0 * 6)
         assert not worker.is_alive()
     finally:
         monkeypatch.undo()
@@ -417,10 +423,6 @@ async def test_healthz_reports_a_background_loop_that_ended(pool) -> None:
 
 
 async def test_healthz_reports_a_stalled_heartbeat_loop(pool, monkeypatch) -> None:
-    import time
-
-    from citeproof.queue import worker as worker_module
-
     table = private_table_name()
     await ensure_test_table(pool, table)
     stage = Stage(name="test", table=table, channel="c_beat_stall", handler=record_effect)
@@ -432,14 +434,7 @@ async def test_healthz_reports_a_stalled_heartbeat_loop(pool, monkeypatch) -> No
     try:
         await asyncio.sleep(0.3)
         assert worker.is_alive()
-        later = time.monotonic() + 40.0
-
-        class _Clock:
-            @staticmethod
-            def monotonic() -> float:
-                return later
-
-        monkeypatch.setattr(worker_module, "time", _Clock)
+        _worker_clock_ahead(monkeypatch, 40.0)
         assert not worker.is_alive()
     finally:
         monkeypatch.undo()
