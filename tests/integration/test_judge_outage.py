@@ -80,3 +80,38 @@ async def test_a_judge_backend_outage_holds_the_tasks_and_work_resumes_when_it_r
         assert "judge_error" not in {r["label"] for r in labels}
     finally:
         await worker.drain(1.0)
+
+
+async def test_an_outage_longer_than_the_limit_fails_the_tasks_as_judge_error(pool) -> None:
+    retriever = RetrieverService(RetrieverSettings())
+    user, session, thesis, docs = await _world(pool)
+    run = await _run_to_judging(pool, retriever, user, session, thesis, docs)
+    await pool.execute("UPDATE judge_tasks SET max_attempts = 2 WHERE run_id = $1", run)
+    port = _free_port()  # and nothing ever listens there
+    settings = load_judge_settings({
+        "CITEPROOF_JUDGE_BACKEND": "llm",
+        "CITEPROOF_JUDGE_LLM_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "CITEPROOF_JUDGE_LLM_MODEL": f"fake-{port}",
+        "CITEPROOF_JUDGE_LLM_API_KEY": "sk-test",
+        "CITEPROOF_JUDGE_LLM_MAX_RETRIES": "0",
+    })  # fmt: skip
+    stage = JudgeStage(build_backend(settings)).stage()
+    limits = fast_settings(heartbeat_s=0.2, dependency_probe_s=0.2, dependency_outage_max_s=1.0)
+    worker = Worker(service="judge", stages=[stage], pool=pool, listen_url=None, settings=limits)
+    try:
+        await worker.start()
+
+        async def completed() -> bool:
+            return await pool.fetchval("SELECT status FROM runs WHERE id = $1", run) == (
+                "completed"
+            )
+
+        await wait_until(completed, timeout=30)
+    finally:
+        await worker.drain(1.0)
+    labels = await pool.fetch(
+        "SELECT label FROM verdicts WHERE run_id = $1 AND label <> 'source_missing'", run
+    )
+    assert [r["label"] for r in labels] == ["judge_error"] * 3
+    rows = await pool.fetch("SELECT state, attempts FROM judge_tasks WHERE run_id = $1", run)
+    assert {(r["state"], r["attempts"]) for r in rows} == {("dead", 2)}
