@@ -133,7 +133,10 @@ def handle_http_exception(request: Request[Any, Any, Any], exc: HTTPException) -
         ):
             code = "malformed_json"
     if status >= 500:
-        log.error("http.error", status=status, path=request.url.path, error=exc.detail)
+        # The route template, never the raw path: paths carry ids and, pasted by mistake,
+        # tokens; logs outlive requests.
+        route = request.scope.get("path_template") or "unmatched"
+        log.error("http.error", status=status, route=route, error=exc.detail)
         detail = "Something went wrong on our side; the error has been logged."
     return error_response(status, code, detail, headers)
 
