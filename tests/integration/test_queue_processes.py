@@ -46,55 +46,58 @@ def worker_env(database_url: str, **extra: str) -> dict[str, str]:
 
 
 async def test_sigterm_mid_task_hands_the_row_back_without_charging(pool, database_url) -> None:
-    await ensure_test_table(pool)
+    table = private_table_name()  # its row is left queued: no other test must meet it
+    await ensure_test_table(pool, table)
     batch = f"sig-{uuid.uuid4().hex[:8]}"
-    await enqueue(pool, batch, 1, payload="60")  # far longer than the grace period
+    await enqueue(pool, batch, 1, table=table, payload="60")  # far longer than the grace
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.integration.queue_worker_app",
-        env=worker_env(database_url, CITEPROOF_DRAIN_GRACE_S="1"),
+        env=worker_env(database_url, CITEPROOF_DRAIN_GRACE_S="1", QUEUE_APP_TABLE=table),
         cwd=REPO_ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     try:
-        await wait_until(lambda: _is_state(pool, batch, "running"), timeout=60)
+        await wait_until(lambda: _is_state(pool, batch, "running", table), timeout=60)
         proc.send_signal(signal.SIGTERM)
         _, stderr = await asyncio.wait_for(proc.communicate(), 30)
+        assert proc.returncode == 0, stderr.decode()[-2000:]
+        row = await pool.fetchrow(
+            f"SELECT state, attempts, claim_token FROM {table} WHERE batch = $1", batch
+        )
+        assert row["state"] == "queued"
+        assert row["attempts"] == 0  # no attempt charged
+        assert row["claim_token"] is None
+        assert b"task.handed_back" in stderr
+        # The worker deregistered itself.
+        registered = (
+            "SELECT count(*) FROM worker_heartbeats WHERE service = 'testworker' AND pid = $1"
+        )
+        assert await pool.fetchval(registered, proc.pid) == 0
     finally:
         if proc.returncode is None:
             proc.kill()
-    assert proc.returncode == 0, stderr.decode()[-2000:]
-    row = await pool.fetchrow(
-        "SELECT state, attempts, claim_token, lease_expires_at FROM test_tasks WHERE batch = $1",
-        batch,
-    )
-    assert row["state"] == "queued"
-    assert row["attempts"] == 0  # no attempt charged
-    assert row["claim_token"] is None
-    assert b"task.handed_back" in stderr
-    # The worker deregistered itself.
-    assert (
-        await pool.fetchval("SELECT count(*) FROM worker_heartbeats WHERE service = 'testworker'")
-        == 0
-    )
+        await drop_test_table(pool, table)
 
 
 async def test_sigterm_lets_a_short_task_finish(pool, database_url) -> None:
-    await ensure_test_table(pool)
+    table = private_table_name()
+    await ensure_test_table(pool, table)
     batch = f"sig2-{uuid.uuid4().hex[:8]}"
-    await enqueue(pool, batch, 1, payload="1.5")
+    await enqueue(pool, batch, 1, table=table, payload="1.5")
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.integration.queue_worker_app",
-        env=worker_env(database_url, CITEPROOF_DRAIN_GRACE_S="20"),
+        env=worker_env(database_url, CITEPROOF_DRAIN_GRACE_S="20", QUEUE_APP_TABLE=table),
         cwd=REPO_ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     try:
-        await wait_until(lambda: _is_state(pool, batch, "running"), timeout=60)
+        await wait_until(lambda: _is_state(pool, batch, "running", table), timeout=60)
         proc.send_signal(signal.SIGTERM)
         await asyncio.wait_for(proc.communicate(), 30)
+        assert proc.returncode == 0
+        assert await _is_state(pool, batch, "succeeded", table)
     finally:
         if proc.returncode is None:
             proc.kill()
-    assert proc.returncode == 0
-    assert await _is_state(pool, batch, "succeeded")
+        await drop_test_table(pool, table)
 
 
 def cpu_seconds(pid: int) -> float:
