@@ -164,3 +164,30 @@ async def test_authenticated_responses_carry_ratelimit_headers(pool, db_settings
     assert second.headers["RateLimit-Remaining"] == "3"
     assert 0 <= int(second.headers["RateLimit-Reset"]) <= 60
     assert "RateLimit-Limit" not in anonymous.headers  # no caller, no bucket
+
+
+async def test_session_lists_are_cursor_paginated_newest_first(pool, db_settings):
+    alice = await new_user(pool)
+    async with api_client(db_settings) as client:
+        created = []
+        for n in range(5):
+            response = await client.post(
+                "/v1/sessions", json={"name": f"s{n}"}, headers=alice.headers
+            )
+            created.append(response.json()["id"])
+        seen, cursor, pages = [], None, 0
+        while True:
+            params = {"limit": 2} | ({"cursor": cursor} if cursor else {})
+            page = (await client.get("/v1/sessions", params=params, headers=alice.headers)).json()
+            seen += [s["id"] for s in page["items"]]
+            pages += 1
+            cursor = page["next_cursor"]
+            if cursor is None:
+                break
+        everything = (await client.get("/v1/sessions", headers=alice.headers)).json()
+        bad = await client.get("/v1/sessions", params={"cursor": "x!"}, headers=alice.headers)
+        too_big = await client.get("/v1/sessions", params={"limit": 0}, headers=alice.headers)
+    assert pages == 3 and seen == created[::-1]  # every session once, newest first
+    assert [s["id"] for s in everything["items"]] == seen and everything["next_cursor"] is None
+    assert_error(bad, 400, "invalid_cursor")
+    assert too_big.status_code == 400

@@ -7,6 +7,7 @@ from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
 
 from citeproof.api.deps import CallerDep, Hub, PathId, Pool, Settings, StaleAfter
+from citeproof.api.pagination import DEFAULT_PAGE_SIZE, PageCursor, PageSize, decode_cursor
 from citeproof.api.runs import services
 from citeproof.api.runs.schemas import (
     RunAccepted,
@@ -36,9 +37,22 @@ class RunController(Controller):
         )
         return RunAccepted(run_id=run_id)
 
-    @get("/sessions/{session_id:uuid}/runs", summary="The session's runs, newest first")
-    async def list_runs(self, session_id: PathId, caller: CallerDep, pool: Pool) -> RunList:
-        return RunList(items=await services.list_session_runs(pool, caller.user_id, session_id))
+    @get(
+        "/sessions/{session_id:uuid}/runs",
+        summary="The session's runs, newest first (cursor-paginated)",
+    )
+    async def list_runs(
+        self,
+        session_id: PathId,
+        caller: CallerDep,
+        pool: Pool,
+        limit: PageSize = DEFAULT_PAGE_SIZE,
+        cursor: PageCursor = None,
+    ) -> RunList:
+        items, next_cursor = await services.list_session_runs(
+            pool, caller.user_id, session_id, limit, decode_cursor(cursor)
+        )
+        return RunList(items=items, next_cursor=next_cursor)
 
     @get("/runs/{run_id:uuid}", summary="Run status with per-stage progress")
     async def get_run(

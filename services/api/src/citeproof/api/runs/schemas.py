@@ -58,3 +58,5 @@ class RunSummary(msgspec.Struct, frozen=True):
 
 class RunList(msgspec.Struct, frozen=True):
     items: list[RunSummary]
+    # Pass as ?cursor= for the next page; null on the last one.
+    next_cursor: str | None = None

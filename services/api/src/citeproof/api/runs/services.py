@@ -7,6 +7,7 @@ import uuid
 import asyncpg
 
 from citeproof.api.errors import ApiError, not_found
+from citeproof.api.pagination import Cursor, cursor_args, cut_page
 from citeproof.api.rows import to_structs
 from citeproof.api.runs.schemas import RunProgress, RunStatus, RunSummary, StageProgress
 from citeproof.api.scoping import get_session_row, session_document
@@ -64,17 +65,27 @@ async def create_run(
     return run_id
 
 
+# One page of a session's runs, newest first, after the cursor's (created_at, id) if any.
+LIST_RUNS_SQL = """
+SELECT id, status, thesis_document_id, created_at, finished_at FROM runs
+WHERE session_id = $1 AND user_id = $2
+  AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT $5
+"""
+
+
 async def list_session_runs(
-    conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID
-) -> list[RunSummary]:
+    conn: Conn,
+    user_id: uuid.UUID,
+    session_id: uuid.UUID,
+    limit: int,
+    cursor: Cursor | None = None,
+) -> tuple[list[RunSummary], str | None]:
     await get_session_row(conn, user_id, session_id)
-    rows = await conn.fetch(
-        "SELECT id, status, thesis_document_id, created_at, finished_at FROM runs "
-        "WHERE session_id = $1 AND user_id = $2 ORDER BY created_at DESC",
-        session_id,
-        user_id,
-    )
-    return to_structs(RunSummary, rows)
+    rows = await conn.fetch(LIST_RUNS_SQL, session_id, user_id, *cursor_args(cursor), limit + 1)
+    page, next_cursor = cut_page(rows, limit)
+    return to_structs(RunSummary, page), next_cursor
 
 
 def _needed_stages(row: asyncpg.Record) -> list[str]:

@@ -6,6 +6,7 @@ from litestar import Controller, delete, get, post, put
 from litestar.params import JSONBody
 
 from citeproof.api.deps import CallerDep, PathId, Pool
+from citeproof.api.pagination import DEFAULT_PAGE_SIZE, PageCursor, PageSize, decode_cursor
 from citeproof.api.sessions import services
 from citeproof.api.sessions.schemas import (
     ReferenceOverrideIn,
@@ -28,9 +29,18 @@ class SessionController(Controller):
     ) -> SessionOut:
         return await services.create_session(pool, caller.user_id, data.name)
 
-    @get("/", summary="List the caller's sessions")
-    async def list_sessions(self, caller: CallerDep, pool: Pool) -> SessionList:
-        return SessionList(items=await services.list_sessions(pool, caller.user_id))
+    @get("/", summary="List the caller's sessions, newest first (cursor-paginated)")
+    async def list_sessions(
+        self,
+        caller: CallerDep,
+        pool: Pool,
+        limit: PageSize = DEFAULT_PAGE_SIZE,
+        cursor: PageCursor = None,
+    ) -> SessionList:
+        items, next_cursor = await services.list_sessions(
+            pool, caller.user_id, limit, decode_cursor(cursor)
+        )
+        return SessionList(items=items, next_cursor=next_cursor)
 
     @get("/{session_id:uuid}", summary="A session and its documents")
     async def get_session(self, session_id: PathId, caller: CallerDep, pool: Pool) -> SessionDetail:

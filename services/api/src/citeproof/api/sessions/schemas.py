@@ -28,6 +28,8 @@ class SessionOut(msgspec.Struct, frozen=True):
 
 class SessionList(msgspec.Struct, frozen=True):
     items: list[SessionOut]
+    # Pass as ?cursor= for the next page; null on the last one.
+    next_cursor: str | None = None
 
 
 class SessionDetail(msgspec.Struct, frozen=True):

@@ -9,6 +9,7 @@ import asyncpg
 from citeproof.api.documents.schemas import DocumentSummary
 from citeproof.api.documents.services import list_session_documents
 from citeproof.api.errors import ApiError, not_found
+from citeproof.api.pagination import Cursor, cursor_args, cut_page
 from citeproof.api.rows import to_struct, to_structs
 from citeproof.api.scoping import get_session_row, session_document
 from citeproof.api.sessions.schemas import (
@@ -30,12 +31,21 @@ async def create_session(conn: Conn, user_id: uuid.UUID, name: str) -> SessionOu
     return to_struct(SessionOut, row)
 
 
-async def list_sessions(conn: Conn, user_id: uuid.UUID) -> list[SessionOut]:
-    rows = await conn.fetch(
-        "SELECT id, name, created_at FROM sessions WHERE user_id = $1 ORDER BY created_at DESC",
-        user_id,
-    )
-    return to_structs(SessionOut, rows)
+# One page of the caller's sessions, newest first, after the cursor's (created_at, id) if any.
+LIST_SESSIONS_SQL = """
+SELECT id, name, created_at FROM sessions
+WHERE user_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2, $3::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT $4
+"""
+
+
+async def list_sessions(
+    conn: Conn, user_id: uuid.UUID, limit: int, cursor: Cursor | None = None
+) -> tuple[list[SessionOut], str | None]:
+    rows = await conn.fetch(LIST_SESSIONS_SQL, user_id, *cursor_args(cursor), limit + 1)
+    page, next_cursor = cut_page(rows, limit)
+    return to_structs(SessionOut, page), next_cursor
 
 
 async def get_session(conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID) -> SessionDetail:
