@@ -12,10 +12,12 @@ path (`parse_bytes(kind="thesis")`) and scored against the key the renderer wrot
   claim links to the entry printed for that work. wrong_links: our citations linked to an entry
   that is not one of the claim's works (must be 0).
 - verdict_agreement: the offline judge (the project's default backend) decides each correctly
-  linked citation from its claim as checked and the cited abstract's sentences (no retrieval
-  stage); a rendering agrees with the numeric PDF one when the label is the same, over citations
+  linked citation from its claim as checked and the cited abstract's best passages for it
+  (`citeproof.judge.checkcovid.retrieved_passages`, dense similarity: the retrieval stage
+  simulated); a rendering agrees with the numeric PDF one when the label is the same, over citations
   with a definite label in both (definite_in_both: their share of all citations). Same claim,
-  same source, so any disagreement comes from extraction.
+  same source, so any disagreement comes from extraction. label_agreement compares every label,
+  abstentions included, over citations judged in both (judged_in_both).
 
 Each style and format is rendered under LAYOUTS_PER_RENDERING random layouts; counts are summed
 over them, so one lucky layout cannot hide a failing one.
@@ -237,25 +239,27 @@ class _Judge:
 
     def __init__(self, corpus: dict[str, dict]) -> None:
         from citeproof.judge.backend import build_backend
+        from citeproof.judge.embedding import CachedEmbedder, embed_texts
         from citeproof.judge.settings import load_judge_settings
 
         self.backend = build_backend(load_judge_settings())
         self.corpus = corpus
+        self.embed = CachedEmbedder(embed_texts)
         self.cache: dict[tuple[str, str], str] = {}
 
     def label(self, claim: str, work_key: str) -> str:
-        from citeproof.contracts.judging import JudgeRequest, Passage
+        from citeproof.contracts.judging import JudgeRequest
+        from citeproof.judge.checkcovid import Abstract, retrieved_passages
 
         key = (claim, work_key)
         if key not in self.cache:
-            sentences = self.corpus[work_key]["abstract"]
+            row = self.corpus[work_key]
+            abstract = Abstract(cord_id=work_key, title=row["title"], abstract=row["abstract"])
             request = JudgeRequest(
                 claim=claim,
                 context=None,
-                passages=[
-                    Passage(rank=rank, text=text, page=1)
-                    for rank, text in enumerate(sentences, start=1)
-                ],
+                # The judge engineer's simulation of retrieval over the cited abstract.
+                passages=retrieved_passages(claim, abstract, self.embed),
                 citation_key=f"bench:{work_key}",
             )
             self.cache[key] = self.backend.judge_sync(request).label
@@ -275,9 +279,15 @@ def _agreement(
         if labels[key] in DEFINITE_LABELS and baseline.get(key) in DEFINITE_LABELS
     ]
     same = sum(1 for key in both if labels[key] == baseline[key])
+    # Every label, abstentions (needs_review) included: what extraction alone changes, whatever
+    # share of verdicts the judge of the day leaves undecided.
+    judged = [key for key in labels if key in baseline]
+    same_label = sum(1 for key in judged if labels[key] == baseline[key])
     return {
         "verdict_agreement": _ratio(same, len(both)) if both else None,
         "definite_in_both": _ratio(len(both), total),
+        "label_agreement": _ratio(same_label, len(judged)) if judged else None,
+        "judged_in_both": _ratio(len(judged), total),
     }
 
 

@@ -335,6 +335,7 @@ STYLE_COLUMNS = (
     "wrong_links",
     "verdict_agreement",
     "definite_in_both",
+    "label_agreement",
 )
 
 
