@@ -385,7 +385,7 @@ async def test_a_source_re_sent_as_the_thesis_mid_parse_gets_the_thesis_analysis
             re_sent.append(True)
             # The API's own upload path, with the same bytes, now as the thesis.
             digest = hashlib.sha256(text).digest()
-            upload = UploadedFile("t.md", "text/markdown", bytearray(text), digest)
+            upload = UploadedFile("t.md", "text/markdown", size=len(text), sha256=digest)
             async with ppool.acquire() as conn, conn.transaction():
                 await _stage_file(conn, puser, "thesis", upload)
         return parsed

@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -32,6 +33,34 @@ from citeproof.parser.settings import ParserSettings
 CHILD_MAX_ITEMS = 500
 # How long a child may take to import its libraries and answer the first ping.
 CHILD_START_TIMEOUT_S = 120.0
+
+
+# What the child may inherit: the interpreter's and the libraries' own configuration. Nothing
+# else — above all not DATABASE_URL, API keys or any other secret of the worker: a code
+# execution bug in a parser library must find nothing to reach the database or the LLM with.
+_CHILD_ENV_NAMES = frozenset(
+    {
+        "PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP",
+        "PYTHONPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+        "VIRTUAL_ENV", "XDG_CACHE_HOME", "NLTK_DATA", "DO_NOT_TRACK", "SCARF_NO_ANALYTICS",
+        "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "TOKENIZERS_PARALLELISM",
+        "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+        "COVERAGE_PROCESS_START",
+    }
+)  # fmt: skip
+_CHILD_ENV_PREFIXES = ("LC_", "UNSTRUCTURED_")
+# Even under an allowed prefix, a name like these is a credential.
+_SECRET_MARKERS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "URL")
+
+
+def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a parsing child: an allowlist, never the worker's whole one."""
+    return {
+        name: value
+        for name, value in environ.items()
+        if (name in _CHILD_ENV_NAMES or name.startswith(_CHILD_ENV_PREFIXES))
+        and not any(marker in name.upper() for marker in _SECRET_MARKERS)
+    }
 
 
 def _limit_memory(megabytes: int) -> None:
@@ -96,7 +125,7 @@ class _Child:
     def __init__(self, settings: ParserSettings) -> None:
         parent_sock, child_sock = socket.socketpair()
         env = dict(
-            os.environ,
+            child_environment(os.environ),
             DO_NOT_TRACK="1",
             CITEPROOF_PARSER_CHILD_SETTINGS=msgspec.json.encode(settings).decode(),
         )
