@@ -73,3 +73,19 @@ def test_html_sup_numbers_are_markers():
     parsed = parse_bytes(html.encode(), "t.html", None, ParserSettings(), kind="thesis")
     assert parsed.analysis is not None
     assert [c.reference_label for c in parsed.analysis.citations] == ["1", "2", "3", "4"]
+
+
+def test_note_numbers_above_an_unnumbered_bibliography_never_link_to_an_entry():
+    # Chicago notes-bibliography: the superscripts number notes, not bibliography entries.
+    text = (
+        "1 Introduction\n\nMasks work at home.¹ Ventilation matters.² Distance helps too.³\n\n"
+        "Notes\n\n1. Ana García, Masks at Home (Madrid: Prensa, 2020), 12.\n"
+        "2. Ibid., 14.\n3. Jonas Müller, Saliva Testing (Berlin: Verlag, 2019), 3.\n\n"
+        "Bibliography\n\n"
+        "Fischer, Eva. Distance and Risk. Vienna: Verlag, 2018.\n\n"
+        "García, Ana. Masks at Home. Madrid: Prensa, 2020.\n\n"
+        "Müller, Jonas. Saliva Testing. Berlin: Verlag, 2019.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert len(analysis.references) == 3
+    assert all(c.reference_label is None for c in analysis.citations)

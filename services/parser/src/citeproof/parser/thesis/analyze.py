@@ -61,9 +61,13 @@ def _fallback_section(text: str) -> Section | None:
     return None
 
 
-def _cites_with_superscripts(text: str, body: list[tuple[int, int]]) -> bool:
-    """Superscript numbers are the body's citations (Vancouver, Nature, AMA) only when it has no
-    "[n]" markers; beside brackets they are footnote marks."""
+def _cites_with_superscripts(text: str, body: list[tuple[int, int]], numbered: bool) -> bool:
+    """Superscript numbers are the body's citations (Vancouver, Nature, AMA) only under a list
+    printed with numbers and when the body has no "[n]" markers; beside brackets, or above an
+    unnumbered bibliography (Chicago notes), they are note marks and would link to the wrong
+    entry."""
+    if not numbered:
+        return False
     bracketed = superscripts = 0
     for body_start, body_end in body:
         bracketed += len(find_numeric_markers(text, body_start, body_end))
@@ -83,14 +87,14 @@ def _labels_for_body_style(
     if not references:
         return references
     numeric = author_year = 0
-    superscripts = _cites_with_superscripts(text, body)
+    numbered = all(ref.label.isdigit() for ref in references)
+    superscripts = _cites_with_superscripts(text, body, numbered)
     for body_start, body_end in body:
         for marker in find_markers(text, body_start, body_end, superscripts=superscripts):
             if marker.kind != "numeric":
                 author_year += 1
             elif all(1 <= (item.number or 0) <= len(references) for item in marker.items):
                 numeric += 1
-    numbered = all(ref.label.isdigit() for ref in references)
     if not numbered and numeric >= MIN_MARKERS_TO_RELABEL and numeric > author_year:
         return [msgspec.structs.replace(ref, label=str(ref.ordinal)) for ref in references]
     if numbered and author_year >= MIN_MARKERS_TO_RELABEL and numeric == 0:
@@ -359,7 +363,7 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
     for part in parts:
         index = ReferenceIndex(part.references)
         vancouver = _cites_numbers_in_parentheses(view.text, part.body, index)
-        superscripts = _cites_with_superscripts(view.text, part.body)
+        superscripts = _cites_with_superscripts(view.text, part.body, index.numeric)
         for body_start, body_end in part.body:
             for marker in find_markers(
                 view.text, body_start, body_end, vancouver, superscripts=superscripts
