@@ -166,3 +166,17 @@ def test_simple_fields_and_broken_codes(tmp_path: Path) -> None:
     (field,) = read_citation_fields(buffer.getvalue())
     assert field.result == "(Aalto, 2023)" and field.before == "Heat kills "
     assert field.citation["citationItems"][0]["itemData"]["title"] == "Heat"
+
+
+def test_biblatex_multicite_commands() -> None:
+    tex = rb"""\begin{document}
+Masks reduce transmission \parencites(see)()[p.~4]{a2020}[ch.~2]{b2021}{c2022}. Next.
+Also \textcites{d2019}{e2018} argued so. Plain \cites{f2017}.
+\end{document}"""
+    parsed = parse_bytes(tex, "t.tex", None, ParserSettings(), kind="thesis")
+    cites = [(c.reference_label, c.pinpoint) for c in parsed.analysis.citations]
+    assert cites == [("a2020", "p. 4"), ("b2021", "ch. 2"), ("c2022", None), ("d2019", None),
+                     ("e2018", None), ("f2017", None)]  # fmt: skip
+    first = parsed.analysis.citations[0]
+    assert first.marker_text == "[a2020; b2021; c2022]"
+    assert first.claim_text.startswith("Masks reduce transmission")

@@ -10,19 +10,31 @@ from citeproof.library.bibtex import latex_to_text
 from citeproof.parser.thesis.fields import parse_entry
 from citeproof.text.names import surname_of
 
-_LIST = re.compile(
-    r"\\begin\s*\{thebibliography\}(?:\{[^}]*\})?(.*?)\\end\s*\{thebibliography\}", re.DOTALL
-)
-_ITEM = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^}]+)\}")
+# Bounded repetitions: hostile text full of unclosed "[" or "{" must stay linear to scan.
+_BEGIN = re.compile(r"\\begin\s{0,20}\{thebibliography\}(?:\{[^}]{0,50}\})?")
+_END = re.compile(r"\\end\s{0,20}\{thebibliography\}")
+_ITEM = re.compile(r"\\bibitem\s{0,20}(?:\[[^\]]{0,300}\])?\s{0,20}\{([^}]{1,300})\}")
 # BibTeX's .bbl markup between the fields of an item.
 _BBL_NOISE = re.compile(r"\\newblock\b|\\(?:em|it|bf|sc)\b")
+
+
+def _listings(source: str) -> list[str]:
+    """The bodies of the thebibliography environments; an unclosed one runs to the end."""
+    bodies: list[str] = []
+    position = 0
+    while (begin := _BEGIN.search(source, position)) is not None:
+        end = _END.search(source, begin.end())
+        bodies.append(source[begin.end() : end.start() if end else len(source)])
+        if end is None:
+            break
+        position = end.end()
+    return bodies
 
 
 def bibitem_references(source: str, first_ordinal: int, known: set[str]) -> list[Reference]:
     """References for the `\\bibitem`s of `source` whose keys are not in `known`."""
     references: list[Reference] = []
-    for listing in _LIST.finditer(source):
-        body = listing.group(1)
+    for body in _listings(source):
         items = list(_ITEM.finditer(body))
         for index, item in enumerate(items):
             key = item.group(1).strip()

@@ -33,19 +33,31 @@ _DROPPED_COMMANDS = (
     "listoffigures|listoftables|newpage|clearpage|noindent|centering|small|footnotesize|"
     "begingroup|endgroup|title|author|date|date|pagestyle|thispagestyle|bibitem"
 )
+# biblatex's multicite commands: `\cites(pre)(post)[pre][post]{k1}[post]{k2}...`.
+MULTICITE_COMMANDS = r"(?:[Pp]aren|[Tt]ext|[Aa]uto|[Ff]oot|[Ss]mart|[Ss]uper)?cites"
+# Every repetition is bounded: an unclosed "[" or "{" in hostile text must cost a bounded look
+# ahead, not a scan to the end of the document from every position (quadratic).
+_NOTE = r"\[[^\]]{0,300}\]"
+_GAP = r"\s{0,20}"
+_MULTICITE_GROUP = re.compile(
+    rf"{_GAP}(?:\[(?P<first>[^\]]{{0,300}})\]{_GAP})?(?:\[(?P<second>[^\]]{{0,300}})\]{_GAP})?"
+    r"\{(?P<keys>[^}]{0,2000})\}"
+)
 _TOKEN = re.compile(
     rf"""
-    (?P<cite>\\(?:{CITE_COMMANDS})\*?\s*
-        (?:\[(?P<first>[^\]]*)\]\s*)?(?:\[(?P<second>[^\]]*)\]\s*)?\{{(?P<keys>[^}}]*)\}})
-  | (?P<skipenv>\\begin\s*\{{(?P<env>{_DROPPED_ENVIRONMENTS})(?P<star>\*?)\}}
-        .*?\\end\s*\{{(?P=env)(?P=star)\}})
-  | (?P<displaymath>\\\[.*?\\\]|\$\$.*?\$\$)
-  | (?P<heading>\\(?:{_HEADINGS})\*?\s*(?:\[[^\]]*\])?\s*\{{)
-  | (?P<drop>\\(?:{_DROPPED_COMMANDS})\*?\s*(?:\[[^\]]*\])?(?:\{{[^{{}}]*\}})?)
-  | (?P<envcmd>\\(?:begin|end)\s*\{{[^}}]*\}}(?:\[[^\]]*\])?)
-  | (?P<item>\\item\b\s*(?:\[[^\]]*\])?)
+    (?P<multicite>\\{MULTICITE_COMMANDS}\*?(?:{_GAP}\([^)]{{0,300}}\)){{0,2}}
+        (?:{_GAP}(?:{_NOTE}{_GAP}){{0,2}}\{{[^}}]{{0,2000}}\}}){{1,50}})
+  | (?P<cite>\\(?:{CITE_COMMANDS})\*?{_GAP}
+        (?:\[(?P<first>[^\]]{{0,300}})\]{_GAP})?(?:\[(?P<second>[^\]]{{0,300}})\]{_GAP})?
+        \{{(?P<keys>[^}}]{{0,2000}})\}})
+  | (?P<dropenv>\\begin{_GAP}\{{(?P<env>{_DROPPED_ENVIRONMENTS})(?P<star>\*?)\}})
+  | (?P<mathopen>\\\[|\$\$)
+  | (?P<heading>\\(?:{_HEADINGS})\*?{_GAP}(?:{_NOTE}{_GAP})?\{{)
+  | (?P<drop>\\(?:{_DROPPED_COMMANDS})\*?{_GAP}(?:{_NOTE})?(?:\{{[^{{}}]{{0,2000}}\}})?)
+  | (?P<envcmd>\\(?:begin|end){_GAP}\{{[^}}]{{0,100}}\}}(?:{_NOTE})?)
+  | (?P<item>\\item\b{_GAP}(?:{_NOTE})?)
   | (?P<escaped>\\[%&$\#_{{}}])
-  | (?P<linebreak>\\\\(?:\[[^\]]*\])?)
+  | (?P<linebreak>\\\\(?:\[[^\]]{{0,50}}\])?)
   | (?P<space>\\[,;:!\ ]|~)
   | (?P<command>\\[A-Za-z@]+\*?)
   | (?P<open>\{{)
@@ -54,8 +66,9 @@ _TOKEN = re.compile(
   | (?P<quote>``|'')
   | (?P<dashes>---|--)
     """,
-    re.DOTALL | re.VERBOSE,
+    re.VERBOSE,
 )
+_MATH_CLOSERS = {"\\[": "\\]", "$$": "$$"}
 # Commands that print a character.
 _SYMBOLS = {
     "textdegree": "°",
@@ -100,6 +113,7 @@ class LatexText:
         self.length = 0
         self.markers: list[ExplicitMarker] = []
         self.closers: list[str] = []
+        self.missing_closers: set[str] = set()
 
     def _emit(self, piece: str) -> None:
         # At most one blank line between paragraphs, and none opening a paragraph.
@@ -112,14 +126,20 @@ class LatexText:
     def _origin(self, offset: int) -> SourceLine:
         return self.lines[max(0, bisect.bisect_right(self.line_starts, offset) - 1)]
 
-    def _cite(self, match: re.Match[str]) -> None:
-        keys = [k.strip() for k in match.group("keys").split(",") if k.strip()]
+    def _cite(self, match: re.Match[str], groups: list[re.Match[str]]) -> None:
+        """One marker for a citation command; `groups` are its (notes, keys) argument groups."""
+        keys: list[str] = []
+        pinpoints: dict[str, str] = {}
+        for group in groups:
+            group_keys = [k.strip() for k in group.group("keys").split(",") if k.strip()]
+            first, second = group.group("first"), group.group("second")
+            # One optional argument is the postnote; two are prenote then postnote.
+            pinpoint = _pinpoint(second if second is not None else first)
+            keys += group_keys
+            if pinpoint:
+                pinpoints.update(dict.fromkeys(group_keys, pinpoint))
         if not keys:
             return
-        first, second = match.group("first"), match.group("second")
-        # One optional argument is the postnote; two are prenote then postnote.
-        post = second if second is not None else first
-        pinpoint = _pinpoint(post)
         marker = "[" + "; ".join(keys) + "]"
         if self.out and not self.out[-1].endswith((" ", "\n", "(")):
             self._emit(" ")
@@ -129,23 +149,49 @@ class LatexText:
                 start=self.length,
                 end=self.length + len(marker),
                 labels=keys,
-                pinpoints=dict.fromkeys(keys, pinpoint) if pinpoint else {},
+                pinpoints=pinpoints,
                 source_file=origin.file,
                 source_line=origin.line,
             )
         )
         self._emit(marker)
 
+    def _skip_to(self, closer: str, position: int, end: int) -> int:
+        """Where text resumes after a dropped block: past its closer, or (no closer) right
+        after the opening command. A closer once missing after some position is missing after
+        every later one, so each closer is searched to the end at most once (linear)."""
+        if closer in self.missing_closers:
+            return position
+        found = re.compile(closer).search(self.source, position, end)
+        if found is None:
+            self.missing_closers.add(closer)
+            return position
+        return found.end()
+
     def convert(self) -> str:
         body = _DOCUMENT_BODY.search(self.source)
         start, end = (body.start(1), body.end(1)) if body else (0, len(self.source))
         cursor = start
-        for match in _TOKEN.finditer(self.source, start, end):
+        while (match := _TOKEN.search(self.source, cursor, end)) is not None:
             self._emit(_plain(self.source[cursor : match.start()]))
             cursor = match.end()
             kind = match.lastgroup
-            if match.group("cite") is not None:
-                self._cite(match)
+            if match.group("dropenv") is not None:
+                closer = rf"\\end{_GAP}\{{{match.group('env')}{re.escape(match.group('star'))}\}}"
+                cursor = self._skip_to(closer, cursor, end)
+            elif match.group("mathopen") is not None:
+                cursor = self._skip_to(
+                    re.escape(_MATH_CLOSERS[match.group("mathopen")]), cursor, end
+                )
+            elif match.group("multicite") is not None:
+                arguments = match.group("multicite")
+                # The (pre)(post) notes of the whole list come before the first [ or {.
+                first_group = min(
+                    (i for i in (arguments.find("["), arguments.find("{")) if i >= 0), default=0
+                )
+                self._cite(match, list(_MULTICITE_GROUP.finditer(arguments, first_group)))
+            elif match.group("cite") is not None:
+                self._cite(match, [match])
             elif match.group("heading") is not None:
                 self._emit("\n\n")
                 self.closers.append("\n\n")
@@ -167,7 +213,7 @@ class LatexText:
                 self._emit("\n\n")
             elif match.group("command") is not None:
                 self._emit(_SYMBOLS.get(match.group("command")[1:], ""))
-            # skipenv, displaymath, drop, dollar: nothing is shown.
+            # drop, dollar: nothing is shown.
         self._emit(_plain(self.source[cursor:end]))
         return "".join(self.out)
 
