@@ -89,3 +89,13 @@ def test_note_numbers_above_an_unnumbered_bibliography_never_link_to_an_entry():
     analysis = analyze_thesis(text, [0])
     assert len(analysis.references) == 3
     assert all(c.reference_label is None for c in analysis.citations)
+
+
+def test_a_year_with_a_raised_number_is_a_candidate_after_a_line_break_too():
+    from citeproof.parser.superscripts import _GLUED_DIGITS
+
+    # "October of" / "2020" + raised "15": the run opens a line, after CRLF.
+    assert [m.group(0) for m in _GLUED_DIGITS.finditer("of\r\n202015. x12, 2020 1999")] == [
+        "202015",
+        "12",
+    ]

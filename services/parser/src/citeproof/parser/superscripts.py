@@ -24,7 +24,7 @@ SUPERSCRIPT_DIGITS = str.maketrans("0123456789-–", "⁰¹²³⁴⁵⁶⁷⁸�
 # Digits (with list and range separators) glued to the character before them, or a run after a
 # space too long to be one number ("202015": a year and a raised 15).
 _GLUED_DIGITS = re.compile(
-    r"(?<=[^\s\d])\d{1,7}(?:[,\-–]\d{1,3})*|(?<=[ \t])\d{5,7}(?:[,\-–]\d{1,3})*"
+    r"(?<=[^\s\d])\d{1,7}(?:[,\-–]\d{1,3})*|(?<=\s)\d{5,7}(?:[,\-–]\d{1,3})*"
 )
 
 
