@@ -276,3 +276,14 @@ def test_zotero_rdf_export_with_files() -> None:
     ]
     with pytest.raises(LibraryFormatError):
         parse_library("<rdf:RDF><unclosed></rdf:RDF>", "x.rdf")
+
+
+def test_format_detection_stays_linear_on_hostile_text() -> None:
+    import time
+
+    from citeproof.library.detect import detect_library_format
+
+    started = time.process_time()
+    with pytest.raises(LibraryFormatError):
+        detect_library_format("\n" * 100_000 + " " * 100_000, "upload.txt")
+    assert time.process_time() - started < 1.0

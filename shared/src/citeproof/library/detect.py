@@ -7,7 +7,9 @@ from pathlib import PurePosixPath
 
 from citeproof.library.model import BIBTEX, CSL_JSON, RIS, ZOTERO_RDF, LibraryFormatError
 
-_BIBTEX_BLOCK = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
+# Horizontal space only: `^\s*` under MULTILINE would rescan every following blank line from
+# each line start (quadratic on a file of empty lines).
+_BIBTEX_BLOCK = re.compile(r"^[ \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]", re.MULTILINE)
 _RIS_RECORD = re.compile(r"^TY  - ", re.MULTILINE)
 _EXTENSIONS = {
     ".bib": BIBTEX,
