@@ -13,7 +13,8 @@ import io
 import re
 import zipfile
 
-SUPERSCRIPT_DIGITS = str.maketrans("0123456789-–", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁻")
+from citeproof.parser.superscripts import SUPERSCRIPT_DIGITS
+
 # What a superscript citation holds: "1", "2,5", "3-7", "2, 4–6".
 _CITATION_NUMBERS = re.compile(r"\s*\d{1,3}(?:\s*[,\-–]\s*\d{1,3})*\s*")
 
