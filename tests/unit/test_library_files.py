@@ -287,3 +287,14 @@ def test_format_detection_stays_linear_on_hostile_text() -> None:
     with pytest.raises(LibraryFormatError):
         detect_library_format("\n" * 100_000 + " " * 100_000, "upload.txt")
     assert time.process_time() - started < 1.0
+
+
+def test_rdf_detection_does_not_backtrack_on_comment_runs() -> None:
+    import time
+
+    from citeproof.library.detect import detect_library_format
+
+    started = time.process_time()
+    with pytest.raises(LibraryFormatError):
+        detect_library_format("<!---->" * 600 + "<html>", "upload.txt")
+    assert time.process_time() - started < 1.0
