@@ -94,3 +94,17 @@ def test_empty_comments_repeated_are_sniffed_in_linear_time() -> None:
         "    detect_format(b'<!---->' * (size // 7) + b'<html>')\n"
     )
     subprocess.run([sys.executable, "-c", probe], check=True, timeout=20)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"See [the paper](https://example.org/p) for details.", "markdown"),
+        (b"- one\n- two\n", "markdown"),
+        (b"## Heading\n\nText.", "markdown"),
+        (b"#hashtag and\n\n\n-not a list", "text"),
+        (b"[" * 5000 + b" not markdown", "text"),
+    ],
+)
+def test_markdown_signals_stay_on_their_line(data: bytes, expected: str) -> None:
+    assert detect_format(data) == expected

@@ -50,9 +50,14 @@ _HTML_OPENING = re.compile(rb"<(?:!doctype\s+html|html)\b", re.IGNORECASE)
 _XML_DECLARATION = b"<?xml"
 _COMMENT_OPEN, _COMMENT_CLOSE = b"<!--", b"-->"
 _HTML_TAGS = re.compile(rb"<(?:body|head|p|div|h[1-6]|article|section|table|br)\b[^>]*>", re.I)
+# Every piece stays on its line ([ \t], no \n in the classes): with \s a run of blank lines was
+# rescanned from every line start, quadratic on 64 KiB of newlines.
 _MARKDOWN_SIGNALS = re.compile(
-    r"^(?:#{1,6}\s+\S|```|\s*[-*+]\s+\S.*\n\s*[-*+]\s+\S|.*\[[^\]]+\]\([^)]+\))", re.MULTILINE
+    r"^(?:#{1,6}[ \t]+\S|```|[ \t]*[-*+][ \t]+\S.*\n[ \t]*[-*+][ \t]+\S)", re.MULTILINE
 )
+# A [text](target) link anywhere. Neither part may contain its own brackets, so each `[` is
+# scanned only up to the next one (a line of `[[[[` stays linear), and lengths are bounded.
+_MARKDOWN_LINK = re.compile(r"\[[^\[\]\n]{1,300}\]\([^()\s]{1,500}\)")
 
 _EXTENSION_FORMAT: Final = {
     ".pdf": PDF,
@@ -166,7 +171,8 @@ def detect_format(data: bytes, filename: str = "", declared_type: str | None = N
         )
     if declared_format(filename, declared_type) == MARKDOWN:
         return MARKDOWN
-    if _MARKDOWN_SIGNALS.search(text[:_TEXT_SAMPLE]):
+    sample = text[:_TEXT_SAMPLE]
+    if _MARKDOWN_SIGNALS.search(sample) or _MARKDOWN_LINK.search(sample):
         return MARKDOWN
     return TEXT
 
