@@ -12,7 +12,6 @@ of one evidence text). The classification loss stays on, so the scores remain pr
 from __future__ import annotations
 
 import random
-import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +20,13 @@ from typing import Final
 import msgspec
 
 from bench.train_judge.data import CONTRADICTED_ID, SUPPORTED_ID, UNSUPPORTED_ID, Pair
-from bench.train_judge.finetune import BATCH, MAX_TOKENS
+from bench.train_judge.finetune import (
+    BATCH,
+    MAX_TOKENS,
+    TrainingLog,
+    apply_gradients,
+    save_checkpoint,
+)
 
 MARGIN: Final = 1.0
 # The twins that teach Check-COVID's kind of edit are kept whole; the larger sources are sampled
@@ -94,13 +99,11 @@ def train_twins(
     ranking = torch.nn.MarginRankingLoss(margin=MARGIN)
     classify = torch.nn.CrossEntropyLoss()
     log(f"{len(twins)} twins, {total} steps")
-    started = time.perf_counter()
-    step = 0
+    progress = TrainingLog("twin phase", total, log)
     order = list(range(len(twins)))
     for epoch in range(1, epochs + 1):
         model.train()
         rng.shuffle(order)
-        running = 0.0
         for start in range(0, len(order), TWINS_PER_BATCH):
             batch = [twins[i] for i in order[start : start + TWINS_PER_BATCH]]
             neutral = rng.sample(list(neutrals), NEUTRALS_PER_BATCH)
@@ -128,22 +131,6 @@ def train_twins(
                     logits[half : 2 * half, CONTRADICTED_ID], logits[:half, CONTRADICTED_ID], ones
                 )
             )
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimiser.step()
-            scheduler.step()
-            optimiser.zero_grad()
-            step += 1
-            value = float(loss.detach())
-            running = 0.98 * running + 0.02 * value if step > 1 else value
-            if step % 25 == 0:
-                per_step = (time.perf_counter() - started) / step
-                log(
-                    f"twins epoch {epoch} step {step}/{total} loss {running:.3f} "
-                    f"{per_step:.2f} s/step, eta {(total - step) * per_step / 60:.0f} min"
-                )
-        target = out_dir / f"twins{epoch}"
-        model.save_pretrained(target)
-        tokenizer.save_pretrained(target)
-        log(f"saved {target}")
+            progress.record(apply_gradients(model, loss, optimiser, scheduler))
+        save_checkpoint(model, tokenizer, out_dir / f"twins{epoch}", log)
     return out_dir / f"twins{epochs}"

