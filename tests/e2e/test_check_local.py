@@ -104,3 +104,15 @@ def test_ctrl_c_drains_stops_everything_and_exits_130(data_dir: Path) -> None:
     assert "Traceback" not in stderr
     assert "interrupted; run" in stderr and "cancelled" in stderr
     assert not EmbeddedPostgres(data_dir / "pg").is_running()
+
+
+def test_database_url_runs_the_services_on_that_server_instead(
+    database_url: str, data_dir: Path
+) -> None:
+    other = data_dir.parent / "with-url"
+    result = _check(str(SAMPLE / "thesis.md"), "--database-url", database_url, "--data-dir",
+                    str(other), "-f", "json", "-o", "-", cwd=data_dir.parent)  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert json.loads(result.stdout)["coverage"]["citations_found"] > 10
+    assert not (other / "pg").exists(), "no embedded server when a database URL is given"
+    assert (other / "logs").is_dir()
