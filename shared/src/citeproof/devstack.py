@@ -64,6 +64,10 @@ class DevStack:
     env: dict[str, str] = field(default_factory=dict)
     prefix_output: IO[str] | None = None
     api_port: int = 0
+    # 127.0.0.1 on a laptop; `citeproof serve` in a container listens on every interface.
+    api_host: str = "127.0.0.1"
+    # Children write straight to this process's stdout/stderr (a container's log stream).
+    inherit_output: bool = False
     processes: list[ServiceProcess] = field(default_factory=list)
     _started: dict[str, int] = field(default_factory=dict)
 
@@ -83,7 +87,7 @@ class DevStack:
             CITEPROOF_WORKER_HTTP_PORT=str(health_port),
             CITEPROOF_WORKER_HTTP_HOST="127.0.0.1",
             CITEPROOF_API_PORT=str(self.api_port),
-            CITEPROOF_API_HOST="127.0.0.1",
+            CITEPROOF_API_HOST=self.api_host,
             DO_NOT_TRACK="1",
             HF_HUB_OFFLINE="1",
             TRANSFORMERS_OFFLINE="1",
@@ -97,8 +101,10 @@ class DevStack:
         self._started[service] = replica = self._started.get(service, 0) + 1
         health_port = self.api_port if service == "api" else free_port()
         log_path = None
-        stdout: int | IO[bytes] = subprocess.DEVNULL
-        if self.prefix_output is not None:
+        stdout: int | IO[bytes] | None = subprocess.DEVNULL
+        if self.inherit_output:
+            stdout = None
+        elif self.prefix_output is not None:
             stdout = subprocess.PIPE
         elif self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
