@@ -26,6 +26,9 @@ TORCH_DEPENDENTS = {"torch", "sentence-transformers"}
 # What the API image must never carry: it serves HTTP and reads Postgres, nothing more.
 HEAVY_DISTRIBUTIONS = {"torch", "sentence-transformers", "unstructured", "unstructured-inference"}
 ROOT_USERS = {"root", "0", "0:0", "root:root"}
+# The one-box image: every service package, `citeproof serve` supervising them.
+ALL_IN_ONE = "all-in-one"
+ALL_IN_ONE_COMMAND = ["citeproof", "serve"]
 # Settings whose defaults suit a laptop but not a container (the API binds 127.0.0.1 by default).
 CONTAINER_SETTINGS = {
     "api": ("CITEPROOF_API_HOST=0.0.0.0", "CITEPROOF_MIGRATIONS_DIR=/app/migrations"),
@@ -132,7 +135,16 @@ def run_hadolint(path: Path) -> list[Finding]:
     return [Finding("hadolint", rel(path), line) for line in output.splitlines()]
 
 
-def check_invariants(path: Path, service: str) -> list[Finding]:
+def check_invariants(
+    path: Path,
+    service: str,
+    *,
+    packages: tuple[str, ...] | None = None,
+    command: list[str] | None = None,
+) -> list[Finding]:
+    """`packages`: the service packages the image carries (default: its own); `command`: its
+    CMD (default: the service's console script)."""
+    packages = packages or (service,)
     where = rel(path)
     instructions = parse_instructions(path.read_text(encoding="utf-8"))
     stages = split_stages(instructions)
@@ -155,13 +167,14 @@ def check_invariants(path: Path, service: str) -> list[Finding]:
     if not any("tini" in run.arguments for run in runtime.all("RUN")):
         fail("the runtime stage must install tini")
     cmd = runtime.last("CMD")
-    expected_cmd = [f"citeproof-{service}"]
+    expected_cmd = command or [f"citeproof-{service}"]
     if cmd is None or exec_form(cmd.arguments) != expected_cmd:
         fail(f"CMD must be {json.dumps(expected_cmd)}")
     if runtime.last("HEALTHCHECK") is None:
         fail("the runtime stage needs a HEALTHCHECK")
     environment = " ".join(i.arguments for i in runtime.all("ENV"))
-    for setting in CONTAINER_SETTINGS.get(service, ()):
+    required = dict.fromkeys(s for p in packages for s in CONTAINER_SETTINGS.get(p, ()))
+    for setting in required:
         if setting not in environment.split():
             fail(f"the runtime stage must set ENV {setting}")
 
@@ -177,15 +190,16 @@ def check_invariants(path: Path, service: str) -> list[Finding]:
                     fail(f"line {instruction.line}: .dockerignore keeps COPY source {source} out")
 
     copied_services = {c.split("/")[1] for c in copied if c.startswith("services/")}
-    if copied_services != {service}:
-        fail(f"must copy exactly its own service package, copies {sorted(copied_services)}")
+    if copied_services != set(packages):
+        wanted = "its own service package" if len(packages) == 1 else str(sorted(packages))
+        fail(f"must copy exactly {wanted}, copies {sorted(copied_services)}")
 
-    deps = project_dependencies(REPO_ROOT / "shared") | project_dependencies(
-        REPO_ROOT / "services" / service
-    )
+    deps = project_dependencies(REPO_ROOT / "shared")
+    for package in packages:
+        deps |= project_dependencies(REPO_ROOT / "services" / package)
     pip_runs = [i for s in stages[:-1] for i in s.all("RUN") if "pip install" in i.arguments]
     torch_runs = [i for i in pip_runs if re.search(r"\btorch\b", i.arguments)]
-    if service == "api":
+    if packages == ("api",):
         heavy = deps & HEAVY_DISTRIBUTIONS
         if heavy:
             fail(f"the API packages must not depend on {sorted(heavy)}")
@@ -196,11 +210,12 @@ def check_invariants(path: Path, service: str) -> list[Finding]:
         if not cpu_torch:
             fail(f"needs torch: install it from {CPU_TORCH_INDEX} (--index-url) first")
         else:
-            service_install = next(
-                (i for i in pip_runs if f"./services/{service}" in i.arguments), None
-            )
-            if service_install is None or service_install.line < cpu_torch[0].line:
-                fail("CPU-only torch must be installed before the service package")
+            for package in packages:
+                service_install = next(
+                    (i for i in pip_runs if f"./services/{package}" in i.arguments), None
+                )
+                if service_install is None or service_install.line < cpu_torch[0].line:
+                    fail(f"CPU-only torch must be installed before services/{package}")
     return findings
 
 
@@ -229,4 +244,9 @@ def check_all() -> list[Finding]:
             continue
         findings += run_hadolint(path)
         findings += check_invariants(path, service)
+    path = dockerfile_for(ALL_IN_ONE)
+    if not path.exists():
+        return [*findings, Finding("dockerfile", rel(path), "missing")]
+    findings += run_hadolint(path)
+    findings += check_invariants(path, ALL_IN_ONE, packages=SERVICES, command=ALL_IN_ONE_COMMAND)
     return findings
