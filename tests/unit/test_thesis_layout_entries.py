@@ -13,6 +13,7 @@ from citeproof.pdfgen.citestyles import (
     STYLE_APA,
     STYLE_AUTHOR_YEAR,
     STYLE_AUTHOR_YEAR_BARE,
+    STYLE_CHICAGO_NOTES,
     STYLE_NUMERIC,
     Claim,
     ThesisContent,
@@ -110,6 +111,15 @@ def _check(style: str, data: bytes, filename: str) -> None:
     "style", [STYLE_AUTHOR_YEAR_BARE, STYLE_AUTHOR_YEAR, STYLE_APA, STYLE_NUMERIC]
 )
 def test_pdf_reference_list_is_split_by_layout(style: str, layout: Layout) -> None:
+    _check(style, render_thesis_pdf(styled(_content(), style), layout), "thesis.pdf")
+
+
+# Not GAP_NO_INDENT: on this two-page document the page furniture rule takes "Infection 17
+# (2021): 8-16." at the foot of page 1 and "Infection 10 (2018): 1-9." at the top of page 2 for
+# one running footer (digits are ignored there); the style matrix covers that layout on ten pages.
+@pytest.mark.parametrize("layout", [HANGING_NO_GAP, TWO_COLUMNS], ids=["hanging", "columns"])
+def test_chicago_notes_link_through_their_notes(layout: Layout) -> None:
+    style = STYLE_CHICAGO_NOTES
     _check(style, render_thesis_pdf(styled(_content(), style), layout), "thesis.pdf")
 
 

@@ -75,8 +75,9 @@ def test_html_sup_numbers_are_markers():
     assert [c.reference_label for c in parsed.analysis.citations] == ["1", "2", "3", "4"]
 
 
-def test_note_numbers_above_an_unnumbered_bibliography_never_link_to_an_entry():
-    # Chicago notes-bibliography: the superscripts number notes, not bibliography entries.
+def test_note_numbers_link_through_their_notes_never_by_position():
+    # Chicago notes-bibliography: the superscripts number notes, not bibliography entries; a
+    # note names its work in full, shortened or as "Ibid.", and the pinpoint is kept.
     text = (
         "1 Introduction\n\nMasks work at home.¹ Ventilation matters.² Distance helps too.³\n\n"
         "Notes\n\n1. Ana García, Masks at Home (Madrid: Prensa, 2020), 12.\n"
@@ -88,7 +89,28 @@ def test_note_numbers_above_an_unnumbered_bibliography_never_link_to_an_entry():
     )
     analysis = analyze_thesis(text, [0])
     assert len(analysis.references) == 3
-    assert all(c.reference_label is None for c in analysis.citations)
+    assert [(c.claim_checked, c.reference_label, c.pinpoint) for c in analysis.citations] == [
+        ("Masks work at home.", "Garcia2020", "12"),
+        ("Ventilation matters.", "Garcia2020", "14"),
+        ("Distance helps too.", "Muller2019", "3"),
+    ]
+
+
+def test_a_note_that_names_no_entry_strictly_is_left_unlinked_with_candidates():
+    text = (
+        "1 Introduction\n\nMasks work at home.¹ Ventilation matters.²\n\n"
+        "Notes\n\n1. Ana García, Masks in Schools (Madrid: Prensa, 2021), 12.\n"
+        "2. Jonas Müller, Saliva Testing (Berlin: Verlag, 2019), 3.\n\n"
+        "Bibliography\n\n"
+        "García, Ana. Masks at Home. Madrid: Prensa, 2020.\n\n"
+        "Müller, Jonas. Saliva Testing. Berlin: Verlag, 2019.\n\n"
+        "Weber, Eva. Distance. Vienna: Verlag, 2018.\n"
+    )
+    analysis = analyze_thesis(text, [0])
+    assert [(c.reference_label, c.candidates) for c in analysis.citations] == [
+        (None, ["Garcia2020"]),
+        ("Muller2019", []),
+    ]
 
 
 def test_a_year_with_a_raised_number_is_a_candidate_after_a_line_break_too():

@@ -33,7 +33,15 @@ STYLE_SUPERSCRIPT = "superscript"
 STYLE_AUTHOR_YEAR = "author_year"
 STYLE_AUTHOR_YEAR_BARE = "author_year_bare"
 STYLE_APA = "apa"
-STYLES = (STYLE_NUMERIC, STYLE_SUPERSCRIPT, STYLE_AUTHOR_YEAR, STYLE_AUTHOR_YEAR_BARE, STYLE_APA)
+STYLE_CHICAGO_NOTES = "chicago_notes"
+STYLES = (
+    STYLE_NUMERIC,
+    STYLE_SUPERSCRIPT,
+    STYLE_AUTHOR_YEAR,
+    STYLE_AUTHOR_YEAR_BARE,
+    STYLE_APA,
+    STYLE_CHICAGO_NOTES,
+)
 NUMBERED_STYLES = frozenset({STYLE_NUMERIC, STYLE_SUPERSCRIPT})
 
 # Run kinds of a body paragraph.
@@ -118,6 +126,8 @@ class StyledThesis(msgspec.Struct, frozen=True):
     # Each claim's sentence as printed, markers included (superscripts as plain digits).
     sentences: tuple[str, ...]
     citations: tuple[KeyCitation, ...]
+    # Chicago notes-bibliography: the notes, numbered from 1, printed before the bibliography.
+    notes: tuple[str, ...] = ()
 
 
 def _rng(*parts: object) -> random.Random:
@@ -268,6 +278,19 @@ def _entry(work: Work, style: str, suffix: str) -> str:
             venue = f"{work.venue}, {work.volume}, {work.pages}."
             return f"{authors} ({year}). {_sentence(work.title)} {venue} https://doi.org/{work.doi}"
         return f"{authors} ({year}). {_sentence(work.title)} {work.url}"
+    if style == STYLE_CHICAGO_NOTES:
+        if _is_organisation(work):
+            names = _surname(work)
+        else:
+            (given, surname), *others = work.authors
+            names = f"{surname}, {given}" + "".join(
+                f", {'and ' if n == len(others) - 1 and len(others) > 0 else ''}{g} {s}"
+                for n, (g, s) in enumerate(others)
+            )
+        if imprint:
+            imprint = f"{work.venue} {work.volume} ({work.year}): {work.pages}"
+            return f"{names}. {_sentence(work.title)} {imprint}."
+        return f"{names}. {_sentence(work.title)} {work.year}. {work.url}."
     # author_year_bare: no full stop after the title; web pages without a journal end on the URL.
     title = work.title
     if imprint:
@@ -293,8 +316,22 @@ def styled(content: ThesisContent, style: str) -> StyledThesis:
     citations: list[KeyCitation] = []
     current: list[Run] = []
     sentences: list[str] = []
+    notes: list[str] = []
+    noted: set[str] = set()
     for index, claim in enumerate(content.claims):
         cited = [works[key] for key in claim.work_keys]
+        if style == STYLE_CHICAGO_NOTES:
+            runs, markers = _note(claim.text, cited, notes, noted)
+            current.extend(runs)
+            sentences.append("".join(run.text for run in runs))
+            for work, marker in zip(cited, markers, strict=True):
+                citations.append(KeyCitation(claim=index, work_key=work.key, marker=marker))
+            if (index + 1) % CLAIMS_PER_PARAGRAPH == 0:
+                paragraphs.append(tuple(_merged(current)))
+                current = []
+            else:
+                current.append(Run(" "))
+            continue
         narrative = style not in NUMBERED_STYLES and index % 5 == 2 and len(cited) == 1
         runs, markers = _cite(claim.text, cited, style, numbers, suffixes, narrative)
         current.extend(runs)
@@ -336,7 +373,40 @@ def styled(content: ThesisContent, style: str) -> StyledThesis:
         claims=tuple(claim.text for claim in content.claims),
         sentences=tuple(sentences),
         citations=tuple(citations),
+        notes=tuple(note.split("|", 1)[1] for note in notes),
     )
+
+
+def _short_title(title: str) -> str:
+    return " ".join(title.rstrip("?").split()[:4])
+
+
+def _note(
+    text: str, cited: list[Work], notes: list[str], noted: set[str]
+) -> tuple[list[Run], list[str]]:
+    """Chicago notes: the claim, a superscript note number, and the note (full the first time a
+    work is cited, shortened after, "Ibid." right after a note citing only the same work)."""
+    number = str(len(notes) + 1)
+    parts: list[str] = []
+    for work in cited:
+        page = str(_rng("page", text, work.key).randint(2, 40))
+        previous = notes[-1] if notes else ""
+        if len(cited) == 1 and previous.startswith(f"{work.key}|"):
+            parts.append(f"Ibid., {page}")
+        elif work.key in noted:
+            parts.append(f"{_surname(work)}, {_short_title(work.title)}, {page}")
+        else:
+            names = (
+                _surname(work)
+                if _is_organisation(work)
+                else ", ".join(f"{given} {surname}" for given, surname in work.authors[:3])
+            )
+            where = f"{work.venue} {work.volume}" if work.venue else work.url
+            parts.append(f"{names}, {work.title} ({where}, {work.year}), {page}")
+        noted.add(work.key)
+    # The work key before "|" lets the next note say "Ibid."; it is cut before printing.
+    notes.append(f"{cited[0].key}|" + "; ".join(parts) + ".")
+    return [Run(text), Run(number, RUN_SUPERSCRIPT), Run(".")], [number] * len(cited)
 
 
 def _sort_key(surname: str) -> str:

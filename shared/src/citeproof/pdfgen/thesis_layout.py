@@ -160,7 +160,11 @@ def render_thesis_pdf(thesis: StyledThesis, layout: Layout) -> bytes:
     story.append(Paragraph("1 Introduction", heading))
     for paragraph in thesis.paragraphs:
         story.append(Paragraph(_runs_markup(paragraph, fonts), body))
-    story.append(Paragraph("References", heading))
+    if thesis.notes:
+        story.append(Paragraph("Notes", heading))
+        for number, note in enumerate(thesis.notes, start=1):
+            story.append(Paragraph(f"{number}. {escape(fonts.printable(note))}", reference))
+    story.append(Paragraph("Bibliography" if thesis.notes else "References", heading))
     for label, text in thesis.entries:
         printed = escape(fonts.printable(text))
         if label is not None:
@@ -195,7 +199,11 @@ def render_thesis_docx(thesis: StyledThesis, layout: Layout) -> bytes:
         for run in paragraph:
             added = para.add_run(run.text)
             added.font.superscript = run.kind == RUN_SUPERSCRIPT
-    document.add_heading("References", level=1)
+    if thesis.notes:
+        document.add_heading("Notes", level=1)
+        for number, note in enumerate(thesis.notes, start=1):
+            document.add_paragraph(f"{number}. {note}")
+    document.add_heading("Bibliography" if thesis.notes else "References", level=1)
     for label, text in thesis.entries:
         para = document.add_paragraph(f"{label} {text}" if label else text)
         para.paragraph_format.left_indent = Mm(layout.hanging_indent_mm)

@@ -23,6 +23,7 @@ from statistics import median
 from citeproof.parser.blocks import LineBox
 from citeproof.parser.thesis.entries import can_end_entry, looks_like_entry_start
 from citeproof.parser.thesis.sections import is_reference_heading
+from citeproof.text.names import is_organisation
 
 # Two left positions closer than this (points) are the same indentation level.
 INDENT_TOLERANCE_PT = 1.5
@@ -30,6 +31,8 @@ INDENT_TOLERANCE_PT = 1.5
 # heading or text after the list. The entries' size is read from the first lines after the heading.
 SIZE_STEP_PT = 0.8
 SIZE_SAMPLE_LINES = 20
+# An organisation named as author has at most this many words.
+MAX_ORGANISATION_WORDS = 8
 # Lines read together when judging from text whether a line opens an entry.
 LINES_READ_FOR_A_START = 3
 # Lines that must share a left position for it to be a column's edge.
@@ -41,6 +44,11 @@ GAP_FACTOR = 1.2
 GAP_SLACK_PT = 1.0
 # Lines of a page whose left edge lies beyond this share of the page width are a second column.
 SECOND_COLUMN_SHARE = 0.42
+# A bibliography entry of notes styles (Chicago, MLA) opens with the first author inverted and
+# the year at its end: "García, Ana. Masks ...", "van Dijk, Pieter, and Ana García. ...".
+_INVERTED_NAME_START = re.compile(
+    r"(?:[a-z]+\s)*[A-Z\u00c0-\u024f][\w'’\-]+,\s[A-Z\u00c0-\u024f][\w'’\-]+(?:\s[A-Z]\.)?(?:\.\s|,\s)"
+)
 # A page number printed in the list's region is furniture, not a line of it.
 _PAGE_NUMBER = re.compile(r"(?:page\s+)?\d{1,4}", re.IGNORECASE)
 # An appendix heading in ACL style: "A Background & Terminology" (a letter and a few words).
@@ -199,7 +207,11 @@ def _text_starts(region: list[_Line]) -> set[int]:
     return {
         index
         for index in range(len(region))
-        if looks_like_entry_start(_with_following(region, index))
+        if (
+            looks_like_entry_start(_with_following(region, index))
+            or _INVERTED_NAME_START.match(region[index].text)
+            or _opens_with_organisation(region[index].text)
+        )
         and (index == 0 or _previous_can_end(region, index))
     }
 
@@ -211,6 +223,18 @@ def _previous_can_end(region: list[_Line], index: int) -> bool:
     if can_end_entry(previous):
         return True
     return index >= 2 and " " not in previous and can_end_entry(region[index - 2].text + previous)
+
+
+def _opens_with_organisation(line: str) -> bool:
+    """ "World Health Organization. Report on ...": an organisation as author, then a full stop."""
+    head, stop, _ = line.partition(". ")
+    words = head.split()
+    return (
+        bool(stop)
+        and 0 < len(words) <= MAX_ORGANISATION_WORDS
+        and words[0][:1].isupper()
+        and is_organisation(head)
+    )
 
 
 def _with_following(region: list[_Line], index: int) -> str:

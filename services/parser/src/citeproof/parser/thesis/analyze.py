@@ -22,6 +22,7 @@ from citeproof.parser.thesis.markers import (
     find_superscript_markers,
     narrower_narrative_markers,
 )
+from citeproof.parser.thesis.notes import Notes, find_notes, resolve_note
 from citeproof.parser.thesis.references import (
     author_year_label,
     extract_references,
@@ -285,16 +286,24 @@ def _with_markers_attached(text: str, spans: list[tuple[int, int]]) -> list[tupl
     return joined
 
 
+_SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹][⁰¹²³⁴⁵⁶⁷⁸⁹,⁻]*")
+
+
 class _Claims:
     """Sentence spans of the view, and the claim/context for a marker position."""
 
     def __init__(self, view: TextView, original: str) -> None:
         self.view = view
         self.original = original
-        self.spans = _with_markers_attached(view.text, split_sentences(view.text))
+        # Superscript markers are split as spaces: "home.¹ Ventilation" ends a sentence after
+        # the full stop, as a note number printed after punctuation does (same offsets).
+        splittable = _SUPERSCRIPT_RUN.sub(lambda run: " " * len(run.group(0)), view.text)
+        self.spans = _with_markers_attached(view.text, split_sentences(splittable))
 
     def around(self, marker: Marker) -> tuple[tuple[int, int], str]:
         index = sentence_index_at(self.spans, marker.start)
+        if index is None:
+            index = self._sentence_before(marker)
         if index is None:
             return (marker.start, marker.end), ""
         start, end = self.spans[index]
@@ -311,6 +320,15 @@ class _Claims:
                 context_start, context_end = self.view.original_span(previous_start, previous_end)
                 context = self.original[context_start:context_end]
         return (start, end), context
+
+    def _sentence_before(self, marker: Marker) -> int | None:
+        """The sentence a marker printed after its full stop belongs to ("home.¹")."""
+        index = bisect.bisect_right([start for start, _ in self.spans], marker.start) - 1
+        if index < 0:
+            return None
+        if self.view.text[self.spans[index][1] : marker.start].strip():
+            return None
+        return index
 
     def _window(self, start: int, end: int, marker: Marker) -> tuple[int, int]:
         text = self.view.text
@@ -332,6 +350,7 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
     notes: list[str] = []
     view = build_view(text)
     parts = _chapter_lists(view)
+    note_list: Notes | None = None
     if parts:
         notes.append(
             f"{len(parts)} reference lists (one per chapter); labels carry the list number"
@@ -352,6 +371,12 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         elif not references:
             notes.append("reference section found but no entries could be split")
         body = _body_ranges(len(view.text), section)
+        if section is not None and references and not all(r.label.isdigit() for r in references):
+            # Chicago notes-bibliography: the notes are no body text, their numbers cite.
+            note_list = find_notes(view.text, section.heading_start)
+            if note_list is not None:
+                body = [(0, note_list.heading_start), (section.end, len(view.text))]
+                notes.append(f"{len(note_list.texts)} notes cite the bibliography")
         parts = [_Part(_labels_for_body_style(references, view.text, body), body)]
     parts = _number_parts(parts)
     claims = _Claims(view, text)
@@ -381,6 +406,20 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
                         continue
                     seen_in_claim.add(key)
                     citations.append(msgspec.structs.replace(citation, ordinal=len(citations) + 1))
+        if note_list is not None:
+            for marker, resolutions in _note_markers(view.text, part, note_list):
+                markers_found += 1
+                numeric_markers += 1
+                for key, citation in _citations_of(marker, resolutions, claims, text, page_starts):
+                    if key in seen_in_claim:
+                        continue
+                    seen_in_claim.add(key)
+                    citations.append(msgspec.structs.replace(citation, ordinal=len(citations) + 1))
+    citations = sorted(citations, key=lambda citation: citation.marker_start)
+    citations = [
+        msgspec.structs.replace(citation, ordinal=number)
+        for number, citation in enumerate(citations, start=1)
+    ]
     citations = _with_checked_claims(citations)
     references = [ref for part in parts for ref in part.references]
     style = None
@@ -396,6 +435,30 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         style=style,
         notes=notes,
     )
+
+
+def _note_markers(
+    text: str, part: _Part, note_list: Notes
+) -> list[tuple[Marker, list[Resolution]]]:
+    """Superscript note numbers of the body, each with the works its note cites (in order, so
+    that "Ibid." names the work of the note before)."""
+    found: list[tuple[Marker, list[Resolution]]] = []
+    previous: Reference | None = None
+    for body_start, body_end in part.body:
+        for marker in find_superscript_markers(text, body_start, body_end):
+            items: list[MarkerItem] = []
+            resolutions: list[Resolution] = []
+            for item in marker.items:
+                note = note_list.texts.get(item.number or 0)
+                if note is None:
+                    continue
+                for resolution, pinpoint in resolve_note(note, part.references, previous):
+                    items.append(MarkerItem(number=item.number, pinpoint=pinpoint))
+                    resolutions.append(resolution)
+                    previous = resolution.reference or previous
+            if items:
+                found.append((msgspec.structs.replace(marker, items=items), resolutions))
+    return found
 
 
 def _citations_of(

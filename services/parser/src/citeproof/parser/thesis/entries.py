@@ -360,7 +360,8 @@ def looks_like_entry_start(line: str) -> bool:
 
 
 def _looks_like_entry_start(paragraph: str) -> bool:
-    return bool(re.match(r"\s*(?:\[\d+\]|\d+\.\s|\(\d+\))", paragraph)) or bool(
+    # Labels have at most three digits: "(2019): 225-423." is an imprint wrapped to a new line.
+    return bool(re.match(r"\s*(?:\[\d{1,3}\]|\d{1,3}\.\s|\(\d{1,3}\))", paragraph)) or bool(
         _AUTHOR_YEAR_HEAD.match(paragraph[:300])
         and looks_like_author_block(_AUTHOR_YEAR_HEAD.match(paragraph[:300]).group("authors"))
     )
