@@ -98,6 +98,6 @@ async def test_one_users_backlog_does_not_hold_another_users_item(database_url) 
         for p in pools:
             await p.close()
         await drop_database(url)
-    # B's item starts when the first slot frees: within one item's time.
-    assert float(b_wait) <= 1.2 * ITEM_S, f"B waited {float(b_wait):.2f} s"
+    # B's item starts when the first slot frees: within about one item's time (FIFO: ~5 s).
+    assert float(b_wait) <= 2 * ITEM_S, f"B waited {float(b_wait):.2f} s"
     assert a_before_b <= WORKERS * CONCURRENCY
