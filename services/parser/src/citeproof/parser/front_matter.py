@@ -57,9 +57,12 @@ _PUBLICATION = re.compile(
     r"\b\d{1,4}\s+\((?:19|20)\d{2}\)\s+\d{1,6}\s*[-–]\s*\d{1,6})",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[a-z]{3,}[.!?]$")
+# (?<![a-z]): a match starts where the letters start, so a long line is scanned once, not
+# once per letter (quadratic on hostile input); what matches is unchanged.
+_SENTENCE_END = re.compile(r"(?<![a-z])[a-z]{3,}[.!?]$")
 # Separators between the author part and the title part of a running header.
-_HEADER_SEPARATOR = re.compile(r"\s+[—–|·•]\s+|\s+-\s+")
+# (?<!\s): a match starts where the whitespace starts (linear on long whitespace runs).
+_HEADER_SEPARATOR = re.compile(r"(?<!\s)\s+[—–|·•]\s+|(?<!\s)\s+-\s+")
 _ELLIPSIS = re.compile(r"(?:…|\.\.\.)\s*$")
 
 TITLE, AUTHORS, AFFILIATION, PUBLICATION, FILLER, OTHER = (
