@@ -218,3 +218,29 @@ def test_a_lone_entry_start_in_a_column_is_found_by_the_edge_of_its_other_pages(
     starts = reference_entry_starts(pages, boxes, [595.0, 595.0, 595.0])
     assert "Yilmaz, H. (2021)." in starts[2]
     assert "Detection of immunity." not in starts[2] and "7" not in starts[2]
+
+
+@pytest.mark.parametrize("tag", ["p", "li"])
+def test_html_entries_are_their_paragraphs_or_list_items(tag: str) -> None:
+    entries = [
+        "García, A. and Novak, P. (2018) Do masks reduce household transmission?",
+        "Müller, J. (2019) Saliva testing for SARS-CoV-2 in schools https://www.example.org/w1",
+        "O'Brien, S. (2021) Is seroprevalence underestimated in rural districts",
+    ]
+    wrapper = ("<ul>", "</ul>") if tag == "li" else ("", "")
+    html = (
+        "<html><body><h2>Introduction</h2><p>Masks help (García and Novak, 2018). Saliva works"
+        " (Müller, 2019). Rural rates are low (O'Brien, 2021).</p><h2>References</h2>"
+        + wrapper[0]
+        + "".join(f"<{tag}>{entry}</{tag}>" for entry in entries)
+        + wrapper[1]
+        + "</body></html>"
+    )
+    parsed = parse_bytes(html.encode(), "thesis.html", None, ParserSettings(), kind="thesis")
+    assert parsed.analysis is not None
+    assert [r.raw for r in parsed.analysis.references] == entries
+    assert [c.reference_label for c in parsed.analysis.citations] == [
+        "Garcia2018",
+        "Muller2019",
+        "Obrien2021",
+    ]
