@@ -21,12 +21,13 @@ the last report ends it), per stage from the services' metrics (task seconds, sl
 (CPU seconds incl. children, CPU busy = CPU seconds / wall, peak RSS) and from its metrics the
 event-loop lag p99 and worst; PostgreSQL's CPU likewise.
 
-Sizing model (docs/operations.md): each process's CPU seconds per unit of work in run 1 (per
-page for the parser, per citation for the retriever and the judge, per thesis for the API, per
-citation for PostgreSQL). A configuration's throughput is bounded by the cores (sum of CPU per
-thesis / cores) and by each service's replicas (a replica's CPU per thesis / the cores one
-replica can use, measured in run 1 as its CPU busy at most 1 core per replica); run 1 fixes the
-efficiency (measured / bound) and the prediction for run 3 is that efficiency times its bound.
+Sizing model (docs/operations.md), computed from run 1 before run 3 starts: each stage needs at
+least its task seconds (handler wall time, from the metrics) over its slots (replicas x
+concurrency), and the whole run at least its CPU seconds over the cores; a run lasts its largest
+bound divided by that bound's efficiency in run 1 (bound / wall). The bottleneck is the service
+of the stage with the largest bound. The CPU-only view (CPU per thesis over cores and replicas)
+is recorded next to it: on this machine it sees no gain from a replica because the stages are
+not CPU-bound at one replica each.
 
 Writes bench/results/e2e.json.
 """
@@ -282,14 +283,36 @@ def cpu_per_thesis(run: dict) -> dict[str, float]:
     return per
 
 
-def bound_theses_per_hour(per_thesis: dict[str, float], replicas: dict[str, int]) -> float:
-    """The tighter of: all CPU over the machine's cores; each worker service over its replicas,
-    one core each at most (a Python process's handlers share one interpreter)."""
+def cpu_bound_theses_per_hour(per_thesis: dict[str, float], replicas: dict[str, int]) -> float:
+    """The CPU view: the tighter of all CPU over the machine's cores and each worker service
+    over its replicas, one core each at most (a Python process's handlers share one
+    interpreter)."""
     bounds = [CORES / sum(per_thesis.values())]
     for service in WORKER_SERVICES:
         if per_thesis.get(service):
             bounds.append(min(replicas.get(service, 1), CORES) / per_thesis[service])
     return min(bounds) * 3600
+
+
+def slot_bounds_s(run: dict, replicas: dict[str, int]) -> dict[str, float]:
+    """The least time each stage needs for the run's tasks with these replicas: its task
+    seconds (handler wall time, from the metrics) over its slots (replicas x concurrency);
+    and the least time all the CPU needs on this machine's cores."""
+    bounds = {
+        stage: entry["task_seconds"] / (replicas.get(SERVICE_OF[stage], 1) * CONCURRENCY[stage])
+        for stage, entry in run["stages"].items()
+    }
+    bounds["cpu"] = sum(entry["cpu_s"] for entry in run["processes"].values()) / CORES
+    return bounds
+
+
+def predict(run: dict, replicas: dict[str, int]) -> tuple[float, float]:
+    """The sizing model: a run takes its largest bound divided by the share of the run that
+    bound kept busy in the measured run (its efficiency). Returns (theses per hour predicted
+    for `replicas`, efficiency)."""
+    efficiency = max(slot_bounds_s(run, {}).values()) / run["wall_s"]
+    wall = max(slot_bounds_s(run, replicas).values()) / efficiency
+    return run["theses"] / wall * 3600, efficiency
 
 
 def unit_costs(run: dict) -> dict[str, float]:
@@ -308,9 +331,25 @@ def unit_costs(run: dict) -> dict[str, float]:
     }
 
 
+def task_seconds_per_unit(run: dict) -> dict[str, float]:
+    """Handler wall seconds per unit of work: what a stage's slots are busy for."""
+    documents = run["sources"] + run["theses"]
+    stages = run["stages"]
+    return {
+        "parse_s_per_document": round(stages[PARSE_STAGE]["task_seconds"] / documents, 3),
+        "plan_s_per_thesis": round(stages[PLAN_STAGE]["task_seconds"] / run["theses"], 3),
+        "retrieve_s_per_citation": round(
+            stages[RETRIEVE_STAGE]["task_seconds"] / run["citations"], 3
+        ),
+        "judge_s_per_citation": round(stages[JUDGE_STAGE]["task_seconds"] / run["citations"], 3),
+    }
+
+
 def bottleneck(run: dict) -> str:
-    per = cpu_per_thesis(run)
-    return max(WORKER_SERVICES, key=lambda s: per.get(s, 0.0))
+    """The worker service whose stage has the largest slot bound."""
+    bounds = slot_bounds_s(run, {})
+    stage = max((s for s in bounds if s in SERVICE_OF), key=bounds.__getitem__)
+    return SERVICE_OF[stage]
 
 
 # -- main ---------------------------------------------------------------------------------
@@ -377,8 +416,10 @@ def main(argv: list[str] | None = None) -> int:
     one = runs["distributed"]
     slowest = bottleneck(one)
     per_thesis = cpu_per_thesis(one)
-    efficiency = one["theses_per_hour"] / bound_theses_per_hour(per_thesis, {})
-    predicted = efficiency * bound_theses_per_hour(per_thesis, {slowest: 2})
+    predicted, efficiency = predict(one, {slowest: 2})
+    # The CPU view alone, for comparison: it sees no gain where the stages are not CPU-bound.
+    cpu_efficiency = one["theses_per_hour"] / cpu_bound_theses_per_hour(per_thesis, {})
+    cpu_predicted = cpu_efficiency * cpu_bound_theses_per_hour(per_thesis, {slowest: 2})
     print(f"bottleneck: {slowest}; predicted with 2 replicas: {predicted:.1f} theses/h")
     runs["with_two_bottleneck_replicas"] = run_configuration(
         "with_two_bottleneck_replicas", work, work_dir / "logs", replicas={slowest: 2},
@@ -407,11 +448,14 @@ def main(argv: list[str] | None = None) -> int:
             "prediction_error": round(two["theses_per_hour"] / predicted - 1, 3),
             "speedup": round(two["theses_per_hour"] / one["theses_per_hour"], 2),
             "predicted_speedup": round(predicted / one["theses_per_hour"], 2),
+            "cpu_model_predicted_theses_per_hour": round(cpu_predicted, 1),
         },
         "sizing": {
             "unit_costs": unit_costs(one),
             "cpu_s_per_thesis": {k: round(v, 1) for k, v in per_thesis.items()},
+            "slot_bounds_s": {k: round(v, 1) for k, v in slot_bounds_s(one, {}).items()},
             "efficiency": round(efficiency, 3),
+            "task_wall_s_per_unit": task_seconds_per_unit(one),
         },
     }
     print(
