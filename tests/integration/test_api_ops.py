@@ -190,7 +190,7 @@ async def test_openapi_documents_the_error_shape_uploads_and_report_formats(pool
     assert session["400"]["content"][problem]["schema"]["$ref"].endswith("/ErrorBody")
     upload_op = schema["paths"]["/v1/sessions/{session_id}/documents"]["post"]
     form = upload_op["requestBody"]["content"]["multipart/form-data"]["schema"]
-    assert form["properties"]["kind"]["enum"] == ["thesis", "source"]
+    assert form["properties"]["kind"]["enum"] == ["thesis", "source", "bibliography"]
     report = schema["paths"]["/v1/runs/{run_id}/report"]["get"]["responses"]["200"]["content"]
     assert set(report) == {"application/json", "text/markdown", "text/html"}
     events = schema["paths"]["/v1/runs/{run_id}/events"]["get"]["responses"]["200"]["content"]
