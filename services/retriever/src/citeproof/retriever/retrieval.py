@@ -37,8 +37,8 @@ MODES: Final = (VECTOR, BM25, HYBRID)
 
 # Exact nearest chunks inside ONE document. The MATERIALIZED CTE is the point: it fetches the
 # document's rows through (user_id, document_id) first, so the ORDER BY runs over them alone and
-# the planner cannot answer it from the session-wide HNSW index (approximate, and filtered
-# after the fact, it could return fewer than k rows of this document). $5 is the evidence roles:
+# no approximate vector index could ever answer it (filtered after the fact, it could return
+# fewer than k rows of this document; the schema has none since ADR 0017). $5 is the evidence roles:
 # front-matter chunks are not candidates, so they cannot take one of the k places.
 VECTOR_TOP_K = """
 WITH document_chunks AS MATERIALIZED (
