@@ -13,6 +13,7 @@ from citeproof.queue import Stage, TaskContext, Worker
 
 from .queue_support import drop_test_table, enqueue, ensure_test_table, fast_settings
 from .queue_support import private_table_name as table_name
+from .test_queue_runtime import another_live_worker
 
 # The hook records the id of the transaction it ran in, so the test can count transactions.
 RECORD_HOOK = """
@@ -51,15 +52,16 @@ async def test_implicit_completions_with_a_hook_share_a_transaction_and_stay_fen
 ) -> None:
     batch = f"b-{uuid.uuid4().hex[:8]}"
     stolen: list[int] = []
+    other = await another_live_worker(pool)
 
     async def steal_one_then_return(ctx: TaskContext) -> None:
         if not stolen:
             stolen.append(ctx.task_id)
-            # Another worker's claim replaces ours while the handler runs.
+            # Another (registered, live) worker's claim replaces ours while the handler runs.
             await pool.execute(
-                f"UPDATE {table} SET claim_token = gen_random_uuid(), worker_id = 'other' "
-                "WHERE id = $1",
+                f"UPDATE {table} SET claim_token = gen_random_uuid(), worker_id = $2 WHERE id = $1",
                 ctx.task_id,
+                other,
             )
 
     async def on_terminal(conn, row, outcome) -> None:
