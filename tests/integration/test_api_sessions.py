@@ -191,3 +191,43 @@ async def test_session_lists_are_cursor_paginated_newest_first(pool, db_settings
     assert [s["id"] for s in everything["items"]] == seen and everything["next_cursor"] is None
     assert_error(bad, 400, "invalid_cursor")
     assert too_big.status_code == 400
+
+
+async def test_a_sessions_document_list_is_cursor_paginated_newest_first(pool, db_settings):
+    alice = await new_user(pool)
+    async with api_client(db_settings) as client:
+        session = (
+            await client.post("/v1/sessions", json={"name": "docs"}, headers=alice.headers)
+        ).json()["id"]
+        linked = []
+        for n in range(5):
+            document = await pool.fetchval(
+                "INSERT INTO documents (user_id, sha256, kind, filename, size_bytes) "
+                "VALUES ($1, $2, 'source', $3, 1) RETURNING id",
+                alice.user_id, bytes([n]) * 32, f"source-{n}.pdf",
+            )  # fmt: skip
+            # Distinct link times, in creation order (one statement each: now() differs).
+            await pool.execute(
+                "INSERT INTO session_sources (session_id, document_id, kind, created_at) "
+                "VALUES ($1, $2, 'source', now() + make_interval(secs => $3))",
+                uuid.UUID(session), document, float(n),
+            )  # fmt: skip
+            linked.append(str(document))
+        seen, cursor, pages = [], None, 0
+        while True:
+            params = {"limit": 2} | ({"cursor": cursor} if cursor else {})
+            page = (
+                await client.get(
+                    f"/v1/sessions/{session}/documents", params=params, headers=alice.headers
+                )
+            ).json()
+            seen += [d["id"] for d in page["items"]]
+            pages += 1
+            cursor = page["next_cursor"]
+            if cursor is None:
+                break
+        bad = await client.get(
+            f"/v1/sessions/{session}/documents", params={"cursor": "x!"}, headers=alice.headers
+        )
+    assert pages == 3 and seen == linked[::-1]  # every document once, newest link first
+    assert_error(bad, 400, "invalid_cursor")

@@ -12,6 +12,7 @@ from citeproof.api.documents import services
 from citeproof.api.documents.openapi import UploadOperation
 from citeproof.api.documents.schemas import DocumentList, JobStatus, UploadAccepted
 from citeproof.api.documents.uploads import read_upload
+from citeproof.api.pagination import DEFAULT_PAGE_SIZE, PageCursor, PageSize, decode_cursor
 from citeproof.api.scoping import get_session_row
 from citeproof.api.security import BUCKET_UPLOAD, OPT_RATE_BUCKET
 
@@ -66,13 +67,23 @@ class DocumentController(Controller):
             finally:
                 form.close()
 
-    @get("/sessions/{session_id:uuid}/documents", summary="Documents linked to a session")
+    @get(
+        "/sessions/{session_id:uuid}/documents",
+        summary="Documents linked to a session, newest first (cursor-paginated)",
+    )
     async def list_documents(
-        self, session_id: PathId, caller: CallerDep, pool: Pool
+        self,
+        session_id: PathId,
+        caller: CallerDep,
+        pool: Pool,
+        limit: PageSize = DEFAULT_PAGE_SIZE,
+        cursor: PageCursor = None,
     ) -> DocumentList:
         await get_session_row(pool, caller.user_id, session_id)
-        items = await services.list_session_documents(pool, caller.user_id, session_id)
-        return DocumentList(items=items)
+        items, next_cursor = await services.page_session_documents(
+            pool, caller.user_id, session_id, limit, decode_cursor(cursor)
+        )
+        return DocumentList(items=items, next_cursor=next_cursor)
 
     @delete(
         "/documents/{document_id:uuid}",

@@ -20,6 +20,8 @@ class DocumentSummary(msgspec.Struct, frozen=True):
 
 class DocumentList(msgspec.Struct, frozen=True):
     items: list[DocumentSummary]
+    # Pass as ?cursor= for the next page; null on the last one.
+    next_cursor: str | None = None
 
 
 class UploadedDocument(msgspec.Struct, frozen=True):

@@ -15,6 +15,7 @@ from citeproof.api.documents.schemas import (
 )
 from citeproof.api.documents.uploads import UploadedFile, UploadForm
 from citeproof.api.errors import ApiError, not_found
+from citeproof.api.pagination import Cursor, cursor_args, cut_page
 from citeproof.api.rows import to_structs
 from citeproof.api.scoping import get_session_row
 from citeproof.api.settings import ApiSettings
@@ -30,6 +31,29 @@ FROM session_sources s JOIN documents d ON d.id = s.document_id
 WHERE s.session_id = $1 AND d.user_id = $2
 ORDER BY s.kind DESC, s.created_at, d.filename
 """
+
+
+# One page of a session's documents, newest link first, after the cursor's (linked_at, id) if any.
+# `cut_page` reads the keyset from `created_at` and `id`: the link time is returned under that name.
+SESSION_DOCUMENTS_PAGE_SQL = """
+SELECT d.id, d.filename, s.kind, d.state, d.error_code, d.error_detail, d.title, d.pages,
+       s.created_at
+FROM session_sources s JOIN documents d ON d.id = s.document_id
+WHERE s.session_id = $1 AND d.user_id = $2
+  AND ($3::timestamptz IS NULL OR (s.created_at, d.id) < ($3, $4::uuid))
+ORDER BY s.created_at DESC, d.id DESC
+LIMIT $5
+"""
+
+
+async def page_session_documents(
+    conn: Conn, user_id: uuid.UUID, session_id: uuid.UUID, limit: int, cursor: Cursor | None
+) -> tuple[list[DocumentSummary], str | None]:
+    rows = await conn.fetch(
+        SESSION_DOCUMENTS_PAGE_SQL, session_id, user_id, *cursor_args(cursor), limit + 1
+    )
+    page, next_cursor = cut_page(rows, limit)
+    return to_structs(DocumentSummary, page), next_cursor
 
 
 async def list_session_documents(
