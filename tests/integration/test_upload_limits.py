@@ -205,3 +205,12 @@ async def test_a_body_that_stops_arriving_is_cut_off(pool, db_settings):
         # The slot it held is free: the next upload goes through.
         after = await upload(url, alice.token, session_id, [GeneratedFile("t.pdf", 1000)])
         assert after.status == 202, after.body
+
+
+async def test_the_upload_refusals_are_documented_in_the_openapi_document(db_settings):
+    from tests.integration.api_support import api_client
+
+    async with api_client(db_settings) as client:
+        schema = (await client.get("/schema/openapi.json")).json()
+    responses = schema["paths"]["/v1/sessions/{session_id}/documents"]["post"]["responses"]
+    assert {"408", "413", "429", "503"} <= set(responses)

@@ -161,6 +161,8 @@ EXCEPTION_HANDLERS = {HTTPException: handle_http_exception, Exception: handle_un
 # Statuses every /v1 operation may answer with the error shape (documented in /schema).
 API_ERROR_STATUSES = (400, 401, 404, 409, 413, 415, 422, 429, 500)
 PUBLIC_ERROR_STATUSES = (404, 405, 500)
+# A handler's `opt` may name statuses only it answers with (uploads: 408, 503).
+OPT_EXTRA_ERROR_STATUSES = "extra_error_statuses"
 
 
 def document_error_responses(app: Litestar) -> None:
@@ -172,6 +174,7 @@ def document_error_responses(app: Litestar) -> None:
     for route in app.routes:
         for handler in getattr(route, "route_handlers", ()):
             statuses = API_ERROR_STATUSES if route.path.startswith("/v1") else PUBLIC_ERROR_STATUSES
+            statuses = (*statuses, *handler.opt.get(OPT_EXTRA_ERROR_STATUSES, ()))
             errors = {
                 status: ResponseSpec(
                     data_container=ErrorBody,

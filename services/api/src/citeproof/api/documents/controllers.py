@@ -12,6 +12,7 @@ from citeproof.api.documents import services
 from citeproof.api.documents.openapi import UploadOperation
 from citeproof.api.documents.schemas import DocumentList, JobStatus, UploadAccepted
 from citeproof.api.documents.uploads import read_upload
+from citeproof.api.errors import OPT_EXTRA_ERROR_STATUSES
 from citeproof.api.pagination import DEFAULT_PAGE_SIZE, PageCursor, PageSize, decode_cursor
 from citeproof.api.scoping import get_session_row
 from citeproof.api.security import BUCKET_UPLOAD, OPT_RATE_BUCKET
@@ -29,7 +30,12 @@ class DocumentController(Controller):
             "multipart/form-data with one or many `files` parts and a `kind` field (`thesis` or "
             "`source`). Bytes are staged and parsed asynchronously; poll /v1/jobs/{job_id}."
         ),
-        opt={OPT_RATE_BUCKET: BUCKET_UPLOAD, OPT_MULTIPART: True},
+        opt={
+            OPT_RATE_BUCKET: BUCKET_UPLOAD,
+            OPT_MULTIPART: True,
+            # A body that stalls (408 upload_timeout); a full process (503 upload_slots_busy).
+            OPT_EXTRA_ERROR_STATUSES: (408, 503),
+        },
         # The size caps are enforced while streaming (see uploads.py), with their own codes.
         request_max_body_size=None,
         operation_class=UploadOperation,
