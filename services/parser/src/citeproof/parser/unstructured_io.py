@@ -105,7 +105,9 @@ def docx_facts(data: bytes) -> FileFacts:
     return FileFacts(info={key: value for key, value in info.items() if value})
 
 
-_META_TAG = re.compile(r"<meta\s+[^>]*>", re.IGNORECASE)
+# `[^<>]`: a tag that never closes is scanned only up to the next `<`, not to the end of the
+# file once per whitespace split (quadratic on 64 KiB of hostile HTML).
+_META_TAG = re.compile(r"<meta\s[^<>]*>", re.IGNORECASE)
 _META_ATTR = re.compile(r"""(name|property|content)\s*=\s*(["'])(.*?)\2""", re.I | re.S)
 _TITLE_TAG = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 # Highwire/Google Scholar tags that scholarly HTML pages carry, mapped to FileFacts keys.
