@@ -78,12 +78,9 @@ async def enqueue(
     )
 
 
-async def fresh_database(server_url: str, prefix: str) -> str:
-    """A new, migrated database on the session's server, for a test that must be alone in
-    the product's queue tables (the session database holds other tests' rows)."""
+async def empty_database(server_url: str, prefix: str) -> str:
+    """A new database with no schema on the session's server (for tests of the migrator)."""
     from urllib.parse import urlsplit, urlunsplit
-
-    from citeproof.db.migrate import apply_migrations
 
     name = f"{prefix}_{uuid.uuid4().hex[:8]}"
     parts = urlsplit(server_url)
@@ -92,7 +89,15 @@ async def fresh_database(server_url: str, prefix: str) -> str:
         await conn.execute(f'CREATE DATABASE "{name}"')
     finally:
         await conn.close()
-    url = urlunsplit(parts._replace(path=f"/{name}"))
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+async def fresh_database(server_url: str, prefix: str) -> str:
+    """A new, migrated database on the session's server, for a test that must be alone in
+    the product's queue tables (the session database holds other tests' rows)."""
+    from citeproof.db.migrate import apply_migrations
+
+    url = await empty_database(server_url, prefix)
     await apply_migrations(url)
     return url
 

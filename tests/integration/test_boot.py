@@ -4,15 +4,14 @@ API, the workers, `citeproof dev` and the CLI all honour CITEPROOF_MIGRATIONS_DI
 from __future__ import annotations
 
 import ast
-import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
 from citeproof.db.boot import migrate_at_boot
 from citeproof.db.migrate import default_migrations_dir
 from citeproof.db.settings import DatabaseSettings
+from tests.integration.queue_support import empty_database
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "shared" / "src", *sorted((ROOT / "services").glob("*/src"))]
@@ -20,18 +19,8 @@ SOURCES = [ROOT / "shared" / "src", *sorted((ROOT / "services").glob("*/src"))]
 ALLOWED_CALLERS = {"citeproof/db/boot.py", "citeproof/cli/_migrate.py"}
 
 
-async def _fresh_database(admin_url: str) -> str:
-    name = f"citeproof_boot_{uuid.uuid4().hex[:8]}"
-    conn = await asyncpg.connect(admin_url)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
-
-
 async def test_boot_applies_the_configured_migrations_folder(database_url, tmp_path):
-    url = await _fresh_database(database_url)
+    url = await empty_database(database_url, "citeproof_boot")
     for path in default_migrations_dir().glob("*.sql"):
         (tmp_path / path.name).write_text(path.read_text())
     (tmp_path / "9000_boot_probe.sql").write_text("CREATE TABLE boot_probe (id int);\n")

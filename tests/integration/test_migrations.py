@@ -1,25 +1,13 @@
 import asyncio
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from citeproof.db.migrate import MigrationError, apply_migrations, default_migrations_dir, discover
-
-
-async def _fresh_database(admin_url: str) -> str:
-    name = f"citeproof_mig_{uuid.uuid4().hex[:8]}"
-    conn = await asyncpg.connect(admin_url)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    from urllib.parse import urlsplit, urlunsplit
-
-    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
+from tests.integration.queue_support import empty_database
 
 
 async def test_schema_has_design_tables(pool: asyncpg.Pool) -> None:
@@ -38,7 +26,7 @@ async def test_schema_has_design_tables(pool: asyncpg.Pool) -> None:
 
 
 async def test_changed_migration_is_refused(database_url: str, tmp_path: Path) -> None:
-    url = await _fresh_database(database_url)
+    url = await empty_database(database_url, "citeproof_mig")
     source = default_migrations_dir()
     for path in source.glob("*.sql"):
         (tmp_path / path.name).write_text(path.read_text())
@@ -55,7 +43,7 @@ async def test_changed_migration_is_refused(database_url: str, tmp_path: Path) -
 async def test_eight_processes_booting_at_once_apply_each_migration_once(
     database_url: str,
 ) -> None:
-    url = await _fresh_database(database_url)
+    url = await empty_database(database_url, "citeproof_mig")
     script = (
         "import asyncio, sys\n"
         "from citeproof.db.migrate import apply_migrations\n"
