@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Final
 
 import msgspec
-import numpy as np
 
 from citeproof.contracts.judging import (
     CONTRADICTED,
@@ -196,8 +195,3 @@ class LocalBackend:
 
     async def aclose(self) -> None:
         return None
-
-
-def probabilities_of(decision: Decision) -> np.ndarray:
-    """The decision's probabilities in the cross-encoder's label order (for benchmarks)."""
-    return np.array([decision.probabilities.get(label, 0.0) for label in CE_LABELS])

@@ -29,6 +29,7 @@ import numpy as np
 from citeproof.contracts.judging import Passage
 from citeproof.judge import cues
 from citeproof.judge.evidence import EvidenceSentence, evidence_sentences
+from citeproof.judge.quantities import compare_quantities
 
 MODEL_FORMAT_VERSION: Final = 2
 MAX_CANDIDATES: Final = 5
@@ -99,10 +100,6 @@ def candidates(claim: str, sentences: Sequence[EvidenceSentence]) -> list[Candid
 
 def _quantity_votes(claim: str, text: str) -> tuple[float, float]:
     """(agree, conflict) between the claim's quantities and one text's, same quantity only."""
-    try:
-        from citeproof.judge.quantities import compare_quantities
-    except ImportError:  # pragma: no cover - the module ships with the judge
-        return 0.0, 0.0
     comparison = compare_quantities(claim, text)
     return float(bool(comparison.agree)), float(bool(comparison.conflict))
 
