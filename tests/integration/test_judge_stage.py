@@ -208,3 +208,50 @@ async def test_exhausted_judge_task_becomes_judge_error_and_the_run_completes(
         )
         == 3
     )
+
+
+async def _cached_rows(pool: asyncpg.Pool, run: uuid.UUID) -> list[bool]:
+    rows = await pool.fetch(
+        "SELECT cached FROM verdicts WHERE run_id = $1 AND label <> 'source_missing'", run
+    )
+    return [r["cached"] for r in rows]
+
+
+async def test_the_verdict_cache_is_per_user_and_goes_with_the_users_documents(
+    pool, backend, retriever
+) -> None:
+    stage = JudgeStage(backend).stage()
+    # A judges the thesis: three backend calls, three cache entries of A's.
+    a_user, a_session, a_thesis, a_docs = await _world(pool)
+    await _run_to_judging(pool, retriever, a_user, a_session, a_thesis, a_docs)
+    await drain(pool, stage)
+    a_entries = await pool.fetchval("SELECT count(*) FROM verdict_cache WHERE user_id = $1", a_user)
+    assert a_entries == 3
+
+    # B uploads the same claims and the same sources: nothing of A's answers for B — the
+    # backend is asked again (so a hit cannot be timed) and B's verdicts are not cached ones.
+    b_user, b_session, b_thesis, b_docs = await _world(pool)
+    b_run = await _run_to_judging(pool, retriever, b_user, b_session, b_thesis, b_docs)
+    calls_before = backend.calls
+    await drain(pool, stage)
+    assert backend.calls - calls_before == 3
+    assert await _cached_rows(pool, b_run) == [False, False, False]
+
+    # Deleting one of A's sources removes the entries made from its text, and only those;
+    # deleting A's thesis removes the rest. B's entries stay.
+    heat = a_docs[0]
+    from_heat = await pool.fetchval(
+        "SELECT count(*) FROM verdict_cache WHERE user_id = $1 AND $2 = ANY(document_ids)",
+        a_user,
+        heat,
+    )
+    assert 0 < from_heat < a_entries
+    await pool.execute("DELETE FROM runs WHERE user_id = $1", a_user)
+    await pool.execute("DELETE FROM documents WHERE id = $1", heat)
+    assert (
+        await pool.fetchval("SELECT count(*) FROM verdict_cache WHERE user_id = $1", a_user)
+        == a_entries - from_heat
+    )
+    await pool.execute("DELETE FROM documents WHERE id = $1", a_thesis.document_id)
+    assert await pool.fetchval("SELECT count(*) FROM verdict_cache WHERE user_id = $1", a_user) == 0
+    assert await pool.fetchval("SELECT count(*) FROM verdict_cache WHERE user_id = $1", b_user) == 3

@@ -30,32 +30,40 @@ JUDGE_BACKEND = "judge backend"
 # parsed before that existed fall back to the sentence as printed.
 SELECT_CITATION = """
 SELECT CASE WHEN c.claim_checked <> '' THEN c.claim_checked ELSE c.claim_text END AS claim_text,
-       c.context_text, r.status AS run_status
+       c.context_text, c.document_id, r.status AS run_status
 FROM citations c JOIN runs r ON r.id = $1
 WHERE c.id = $2 AND r.user_id = $3
 """
 
+# With the document each passage came from: a cache entry is purged with those documents.
 SELECT_EVIDENCE = """
-SELECT rank, text, page, chunk_id, vector_score, bm25_score, fused_score
-FROM evidence WHERE run_id = $1 AND citation_id = $2 ORDER BY rank
+SELECT e.rank, e.text, e.page, e.chunk_id, e.vector_score, e.bm25_score, e.fused_score,
+       ch.document_id
+FROM evidence e LEFT JOIN chunks ch ON ch.id = e.chunk_id
+WHERE e.run_id = $1 AND e.citation_id = $2 ORDER BY e.rank
 """
 
 SELECT_CACHED = """
 SELECT label, confidence, rationale, quote, quote_page, backend, model, prompt_version,
        prompt_tokens, completion_tokens, downgraded_from, downgrade_reason
-FROM verdict_cache WHERE cache_key = $1
+FROM verdict_cache WHERE user_id = $1 AND cache_key = $2
 """
 
 INSERT_CACHE = """
-INSERT INTO verdict_cache (cache_key, label, confidence, rationale, quote, quote_page, backend,
-    model, prompt_version, prompt_tokens, completion_tokens, downgraded_from, downgrade_reason)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-ON CONFLICT (cache_key) DO NOTHING
+INSERT INTO verdict_cache (user_id, cache_key, document_ids, label, confidence, rationale, quote,
+    quote_page, backend, model, prompt_version, prompt_tokens, completion_tokens,
+    downgraded_from, downgrade_reason)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+ON CONFLICT (user_id, cache_key) DO NOTHING
 """
 
 
 def cache_key(request: JudgeRequest, backend: JudgeBackend) -> bytes:
-    """Same claim, context, evidence, backend, model and prompt version → same verdict."""
+    """Same claim, context, evidence, backend, model and prompt version → same verdict.
+
+    Looked up only among the caller's own entries (`verdict_cache` is keyed by user too):
+    another tenant's identical claim and source is judged afresh, so neither the verdict nor
+    the speed of the answer tells anyone that somebody else holds the same text."""
     material = msgspec.json.encode(
         [
             request.claim,
@@ -99,7 +107,13 @@ class JudgeStage:
         if citation is None or citation["run_status"] in TERMINAL_RUN_STATUSES:
             return  # cancelled or deleted run: nothing to judge; the runtime completes the row
         evidence = await ctx.pool.fetch(SELECT_EVIDENCE, run_id, citation_id)
-        passages = [Passage(**dict(row)) for row in evidence]
+        passages = [
+            Passage(**{k: v for k, v in row.items() if k != "document_id"}) for row in evidence
+        ]
+        # A passage whose chunk is gone cannot be tied to a document, so its verdict could not
+        # be purged with it: such a verdict is not cached.
+        cacheable = all(row["document_id"] is not None for row in evidence)
+        document_ids = sorted({citation["document_id"], *(r["document_id"] for r in evidence)})
         request = JudgeRequest(
             claim=citation["claim_text"],
             context=citation["context_text"],
@@ -107,7 +121,8 @@ class JudgeStage:
             citation_key=f"{run_id}:{citation_id}",
         )
         key = cache_key(request, self.backend)
-        cached_row = await ctx.pool.fetchrow(SELECT_CACHED, key)
+        user_id = ctx.row["user_id"]
+        cached_row = await ctx.pool.fetchrow(SELECT_CACHED, user_id, key)
         if cached_row is not None:
             verdict, cached = _verdict_from_row(cached_row), True
         else:
@@ -116,12 +131,12 @@ class JudgeStage:
             verdict = await self._decide(request) if passages else _no_evidence(self.backend)
             cached = False
         async with ctx.complete() as conn:
-            if not cached:
+            if not cached and cacheable:
                 await conn.execute(
-                    INSERT_CACHE, key, verdict.label, verdict.confidence, verdict.rationale,
-                    verdict.quote, verdict.quote_page, verdict.backend, verdict.model,
-                    verdict.prompt_version, verdict.prompt_tokens, verdict.completion_tokens,
-                    verdict.downgraded_from, verdict.downgrade_reason,
+                    INSERT_CACHE, user_id, key, document_ids, verdict.label, verdict.confidence,
+                    verdict.rationale, verdict.quote, verdict.quote_page, verdict.backend,
+                    verdict.model, verdict.prompt_version, verdict.prompt_tokens,
+                    verdict.completion_tokens, verdict.downgraded_from, verdict.downgrade_reason,
                 )  # fmt: skip
             recorded = await record_final_verdict(conn, run_id, citation_id, verdict, cached=cached)
         if recorded:  # counted once per citation, after the completion committed
