@@ -89,6 +89,10 @@ class ApiClient:
     def me(self) -> dict:
         return _checked(self._http.get("/v1/me"))
 
+    def set_open_access(self, enabled: bool) -> dict:
+        """The account's open-access lookup switch; returns the account as the API shows it."""
+        return _checked(self._http.patch("/v1/me", json={"open_access_lookup": enabled}))
+
     def create_session(self, name: str) -> str:
         return _checked(self._http.post("/v1/sessions", json={"name": name}))["id"]
 

@@ -1,4 +1,5 @@
-"""`citeproof check THESIS [SOURCE|DIR ...]`: check a thesis's citations in one command.
+"""`citeproof check THESIS [SOURCE|DIR ...] [--bib LIBRARY]`: check a thesis's citations in one
+command.
 
 Without --api it runs the whole pipeline on this machine (embedded PostgreSQL in the person's
 data directory, the four services as child processes) and stops everything afterwards; with
@@ -6,6 +7,9 @@ data directory, the four services as child processes) and stops everything after
 
 Exit codes: 0 every checked citation is fine; 1 problems (--fail-on); 2 usage or runtime
 error; 3 nothing could be checked (the sentence says why); 130 interrupted.
+
+With --bib (or a Zotero export folder, or a .bib/.ris/.rdf among the sources) the library goes
+up as the bibliography and the PDFs its entries attach as sources (`_library`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +29,7 @@ from typing import IO
 
 import httpx
 
+from citeproof.cli import _library
 from citeproof.cli._api_client import API_RENDERED_FORMATS, ApiClient, ApiError
 from citeproof.cli._local import LocalStack, default_data_dir
 from citeproof.cli._outcome import (
@@ -65,6 +71,9 @@ class CheckPlan:
     outputs: list[Output]
     policy: ExitPolicy
     timeout_s: float
+    libraries: _library.LibraryInputs
+    # Turn the account's open-access lookup on or off first (None: leave it as it is).
+    open_access: bool | None = None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -75,10 +84,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "uses --api)",
         description=__doc__.split("\n\n")[1],
     )
-    parser.add_argument("thesis", type=Path, help="the thesis (PDF, DOCX, Markdown, HTML, text)")
     parser.add_argument(
-        "sources", type=Path, nargs="*", help="the cited sources: files, or folders to search"
-    )
+        "thesis", type=Path,
+        help="the thesis (PDF, DOCX, Markdown, HTML, text; LaTeX .tex, .zip or project folder)",
+    )  # fmt: skip
+    parser.add_argument(
+        "sources", type=Path, nargs="*",
+        help="the cited sources: files, or folders to search; a Zotero export folder (a "
+        ".bib/.ris/.rdf with files/) or a .bib/.ris/.rdf file counts as --bib",
+    )  # fmt: skip
+    library = parser.add_argument_group("reference library")
+    library.add_argument(
+        "--bib", dest="bib", type=Path, action="append", default=[], metavar="LIBRARY",
+        help="your library export (.bib, .ris, CSL .json, Zotero .rdf, or an Export "
+        "Collection… folder): citations link by its keys and DOIs, its attached PDFs are "
+        "uploaded as sources (repeatable)",
+    )  # fmt: skip
+    library.add_argument(
+        "--attachments", dest="attachments", type=Path, action="append", default=[],
+        metavar="DIR", help="also look here (by file name) for the PDFs the library attaches",
+    )  # fmt: skip
+    library.add_argument(
+        "--open-access", action=argparse.BooleanOptionalAction, default=None,
+        help="turn the open-access lookup of references with a DOI and no PDF on or off for "
+        "your account (the server must allow it: CITEPROOF_OPEN_ACCESS_ENABLED)",
+    )  # fmt: skip
     out = parser.add_argument_group("output")
     out.add_argument(
         "--format", "-f", dest="formats", action="append", choices=FORMATS, default=None,
@@ -125,7 +155,7 @@ def _fail(message: str) -> int:
     return EXIT_ERROR
 
 
-def _expand_sources(paths: list[Path]) -> list[Path]:
+def _expand_sources(paths: list[Path], allow_empty: frozenset[Path] = frozenset()) -> list[Path]:
     """Files as given; folders searched recursively (Zotero keeps one folder per item)."""
     files: list[Path] = []
     for path in paths:
@@ -135,7 +165,7 @@ def _expand_sources(paths: list[Path]) -> list[Path]:
                 if p.is_file() and p.suffix.lower() in SOURCE_SUFFIXES
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )  # fmt: skip
-            if not found:
+            if not found and path not in allow_empty:
                 raise UsageError(f"{path}: no PDF, DOCX, HTML, Markdown or text files in it")
             files += found
         elif path.is_file():
@@ -146,11 +176,32 @@ def _expand_sources(paths: list[Path]) -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in files))
 
 
-def _plan(args: argparse.Namespace) -> CheckPlan:
-    if not args.thesis.is_file():
+def _plan(args: argparse.Namespace, scratch: Path) -> CheckPlan:
+    thesis = args.thesis
+    if thesis.is_dir():
+        # A LaTeX project folder goes up as the zip the server reads.
+        try:
+            thesis = _library.zip_latex_project(args.thesis, scratch)
+        except _library.LibraryUsageError as exc:
+            raise UsageError(str(exc)) from None
+    elif not thesis.is_file():
         raise UsageError(f"{args.thesis}: no such file")
-    sources = _expand_sources(args.sources)
-    sources = [p for p in sources if p != args.thesis.resolve()]
+    # A library among the sources (a file or a Zotero export folder) is a --bib.
+    exports = [p for p in args.sources if _library.is_library_file(p)]
+    exports += [p for p in args.sources if _library.is_export_folder(p)]
+    plain = [p for p in args.sources if p not in exports]
+    # An export folder's other files are sources too (besides the PDFs its entries attach).
+    folders = frozenset(p for p in exports if p.is_dir())
+    sources = _expand_sources(plain + list(folders), allow_empty=folders)
+    try:
+        libraries = _library.LibraryInputs(
+            libraries=_library.load([*args.bib, *exports], args.attachments),
+            project_libraries=_library.project_libraries(args.thesis, args.attachments),
+        )
+    except _library.LibraryUsageError as exc:
+        raise UsageError(str(exc)) from None
+    sources = list(dict.fromkeys([*sources, *libraries.pdfs]))
+    sources = [p for p in sources if p != thesis.resolve()]
     try:
         outputs = plan_outputs(args.formats, args.output)
     except OutputError as exc:
@@ -166,7 +217,7 @@ def _plan(args: argparse.Namespace) -> CheckPlan:
         raise UsageError(str(exc)) from None
     if args.api and args.database_url:
         raise UsageError("--api uses a deployed instance; --database-url runs locally: pick one")
-    return CheckPlan(args.thesis, sources, outputs, policy, args.timeout)
+    return CheckPlan(thesis, sources, outputs, policy, args.timeout, libraries, args.open_access)
 
 
 class _Interrupted(BaseException):
@@ -194,10 +245,15 @@ def _interruptible() -> Iterator[None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        plan = _plan(args)
-    except UsageError as exc:
-        return _fail(str(exc))
+    with tempfile.TemporaryDirectory(prefix="citeproof-check-") as scratch:
+        try:
+            plan = _plan(args, Path(scratch))
+        except UsageError as exc:
+            return _fail(str(exc))
+        return _run(args, plan)
+
+
+def _run(args: argparse.Namespace, plan: CheckPlan) -> int:
     api = args.api or os.environ.get(API_URL_ENV)
     token = args.token or os.environ.get(TOKEN_ENV)
     progress = Progress()
@@ -252,6 +308,15 @@ def _check_or_cancel(client: ApiClient, plan: CheckPlan, progress: Progress) -> 
         raise _Interrupted(client.cancel_active_run()) from None
 
 
+def _open_access_status(me: dict) -> str:
+    if not me.get("open_access_lookup"):
+        return "open-access lookup: off for this account"
+    if not me.get("open_access_available"):
+        return ("open-access lookup: on for this account, but this server does not look up "
+                "(CITEPROOF_OPEN_ACCESS_ENABLED is off)")  # fmt: skip
+    return "open-access lookup: on (references with a DOI and no PDF are looked up)"
+
+
 def _check(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
     try:
         me = client.me()
@@ -259,11 +324,17 @@ def _check(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
         raise ApiError(f"cannot reach the API: {exc}") from None
     session_id = client.create_session(plan.thesis.name)
     progress.message(f"signed in as {me['name']}; session {session_id}")
+    if plan.open_access is not None:
+        switched = client.set_open_access(plan.open_access)
+        progress.message(_open_access_status(switched))
+    plan.libraries.report(progress.message)
     thesis_docs = client.upload(session_id, "thesis", [plan.thesis])
     if plan.sources:
         client.upload(session_id, "source", plan.sources)
-    else:
+    elif not plan.libraries.libraries:
         progress.message("no sources given: every citation will be reported source_missing")
+    if plan.libraries.exports:
+        client.upload(session_id, "bibliography", plan.libraries.exports)
     run_id = client.start_run(session_id, thesis_docs[0]["id"])
     progress.message(f"run {run_id} started")
     try:
