@@ -17,6 +17,10 @@ Styles (`STYLES`):
   in "?" and web references without a journal.
 - ``apa``: "(Surname et al., 2020)", "Surname, A., Other, B., & Third, C. (2020a). Title.
   Venue, 3(2), 1-9. https://doi.org/..." alphabetical.
+- ``chicago_notes``: notes-bibliography; a superscript note number after the claim, the notes
+  (full, shortened, "Ibid.") as a numbered list under "Notes" before the bibliography.
+- ``chicago_footnotes``: the same notes printed where Chicago theses usually have them: at the
+  foot of the page in PDF, as Word footnotes (word/footnotes.xml) in DOCX.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ STYLE_AUTHOR_YEAR = "author_year"
 STYLE_AUTHOR_YEAR_BARE = "author_year_bare"
 STYLE_APA = "apa"
 STYLE_CHICAGO_NOTES = "chicago_notes"
+STYLE_CHICAGO_FOOTNOTES = "chicago_footnotes"
 STYLES = (
     STYLE_NUMERIC,
     STYLE_SUPERSCRIPT,
@@ -41,8 +46,11 @@ STYLES = (
     STYLE_AUTHOR_YEAR_BARE,
     STYLE_APA,
     STYLE_CHICAGO_NOTES,
+    STYLE_CHICAGO_FOOTNOTES,
 )
 NUMBERED_STYLES = frozenset({STYLE_NUMERIC, STYLE_SUPERSCRIPT})
+# Notes-bibliography styles: the same notes and bibliography, printed as endnotes or footnotes.
+NOTE_STYLES = frozenset({STYLE_CHICAGO_NOTES, STYLE_CHICAGO_FOOTNOTES})
 
 # Run kinds of a body paragraph.
 RUN_TEXT = "text"
@@ -128,6 +136,8 @@ class StyledThesis(msgspec.Struct, frozen=True):
     citations: tuple[KeyCitation, ...]
     # Chicago notes-bibliography: the notes, numbered from 1, printed before the bibliography.
     notes: tuple[str, ...] = ()
+    # The notes are printed as footnotes (page foot, Word footnotes) rather than as a list.
+    footnotes: bool = False
 
 
 def _rng(*parts: object) -> random.Random:
@@ -278,7 +288,7 @@ def _entry(work: Work, style: str, suffix: str) -> str:
             venue = f"{work.venue}, {work.volume}, {work.pages}."
             return f"{authors} ({year}). {_sentence(work.title)} {venue} https://doi.org/{work.doi}"
         return f"{authors} ({year}). {_sentence(work.title)} {work.url}"
-    if style == STYLE_CHICAGO_NOTES:
+    if style in NOTE_STYLES:
         if _is_organisation(work):
             names = _surname(work)
         else:
@@ -320,7 +330,7 @@ def styled(content: ThesisContent, style: str) -> StyledThesis:
     noted: set[str] = set()
     for index, claim in enumerate(content.claims):
         cited = [works[key] for key in claim.work_keys]
-        if style == STYLE_CHICAGO_NOTES:
+        if style in NOTE_STYLES:
             runs, markers = _note(claim.text, cited, notes, noted)
             current.extend(runs)
             sentences.append("".join(run.text for run in runs))
@@ -374,6 +384,7 @@ def styled(content: ThesisContent, style: str) -> StyledThesis:
         sentences=tuple(sentences),
         citations=tuple(citations),
         notes=tuple(note.split("|", 1)[1] for note in notes),
+        footnotes=style == STYLE_CHICAGO_FOOTNOTES,
     )
 
 
