@@ -18,7 +18,7 @@ import uvicorn
 
 from citeproof.api import create_app
 from citeproof.api.settings import ApiSettings
-from citeproof.auth import authenticate
+from citeproof.auth import TokenExpiredError, authenticate
 from citeproof.cli import main as cli
 from tests.integration.api_support import seed_results
 
@@ -62,6 +62,59 @@ def test_users_and_tokens_commands(cli_env, capsys):
     assert _authenticate(cli_env, token) is None
     assert cli(["tokens", "revoke", str(caller.token_id)]) == 2
     assert cli(["tokens", "create", "--user", "nobody-" + name]) == 2
+
+
+def _expire(url: str, token_id: uuid.UUID) -> None:
+    async def expire() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute(
+                "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1",
+                token_id,
+            )
+        finally:
+            await conn.close()
+
+    asyncio.run(expire())
+
+
+def test_a_token_with_an_expiry_works_until_then_and_is_refused_after(cli_env, db_settings, capsys):
+    name = f"expiring-{uuid.uuid4().hex[:8]}"
+    assert cli(["users", "create", name]) == 0
+    with pytest.raises(SystemExit) as refused:  # argparse: not a duration
+        cli(["tokens", "create", "--user", name, "--expires-in", "soon"])
+    assert refused.value.code == 2
+    capsys.readouterr()
+    assert cli(["tokens", "create", "--user", name, "--expires-in", "1d12h"]) == 0
+    captured = capsys.readouterr()
+    token = captured.out.strip()
+    assert "expires: " in captured.err
+    caller = _authenticate(cli_env, token)
+    assert caller is not None and caller.token_expires_at is not None
+    assert cli(["tokens", "list", "--user", name]) == 0
+    assert "active until" in capsys.readouterr().out
+    headers = {"Authorization": f"Bearer {token}"}
+    with serve_api(db_settings) as api:
+        me = httpx.get(f"{api}/v1/me", headers=headers)
+        assert me.status_code == 200
+        lifetime = msgspec.json.decode(me.content)["token_expires_at"]
+        assert lifetime is not None and lifetime.startswith(str(caller.token_expires_at.year))
+
+        _expire(cli_env, caller.token_id)
+        for path in ("/v1/me", "/v1/sessions"):
+            expired = httpx.get(f"{api}{path}", headers=headers)
+            assert expired.status_code == 401
+            body = expired.json()
+            assert body["code"] == "token_expired" and "expired" in body["detail"]
+            assert expired.headers["WWW-Authenticate"].startswith("Bearer")
+    with pytest.raises(TokenExpiredError):
+        _authenticate(cli_env, token)
+    assert cli(["tokens", "list", "--user", name]) == 0
+    assert "expired" in capsys.readouterr().out
+    # A token created without --expires-in has no expiry.
+    assert cli(["tokens", "create", "--user", name]) == 0
+    forever = _authenticate(cli_env, capsys.readouterr().out.strip())
+    assert forever is not None and forever.token_expires_at is None
 
 
 def _free_port() -> int:

@@ -8,9 +8,11 @@ spot in secret scanners and in a user's clipboard.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import uuid
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import asyncpg
 
@@ -29,10 +31,32 @@ class Caller:
     user_id: uuid.UUID
     name: str
     token_id: uuid.UUID
+    # When the token stops working (None: never, until revoked).
+    token_expires_at: datetime | None = None
 
 
 class UnknownUserError(LookupError):
     pass
+
+
+class TokenExpiredError(LookupError):
+    """The token is genuine and not revoked, but its expiry has passed."""
+
+
+_DURATION = re.compile(r"(\d{1,9})([smhdw])")
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> timedelta:
+    """`90m`, `12h`, `30d`, `2w` or a sum like `1d12h` → a positive timedelta."""
+    text = text.strip().lower()
+    parts = _DURATION.findall(text)
+    if not parts or "".join(n + unit for n, unit in parts) != text:
+        raise ValueError(f"not a duration: {text!r} (use e.g. 90m, 12h, 30d, 2w)")
+    seconds = sum(int(n) * _DURATION_UNITS[unit] for n, unit in parts)
+    if seconds <= 0:
+        raise ValueError("a token's lifetime must be positive")
+    return timedelta(seconds=seconds)
 
 
 def new_token() -> str:
@@ -50,10 +74,21 @@ async def create_user(conn: asyncpg.Connection | asyncpg.Pool, name: str) -> uui
     return user_id
 
 
+INSERT_TOKEN_SQL = """
+INSERT INTO api_tokens (user_id, token_hash, label, expires_at)
+VALUES ($1, $2, $3, now() + $4::interval)
+RETURNING id
+"""
+
+
 async def create_token(
-    conn: asyncpg.Connection | asyncpg.Pool, user: str | uuid.UUID, label: str = ""
+    conn: asyncpg.Connection | asyncpg.Pool,
+    user: str | uuid.UUID,
+    label: str = "",
+    expires_in: timedelta | None = None,
 ) -> tuple[uuid.UUID, str]:
-    """A new token for `user` (a user name or id): returns (token id, the token itself)."""
+    """A new token for `user` (a user name or id): returns (token id, the token itself).
+    With `expires_in` it stops working that long from now (401 `token_expired`)."""
     if isinstance(user, uuid.UUID):
         user_id = await conn.fetchval("SELECT id FROM users WHERE id = $1", user)
     else:
@@ -61,12 +96,7 @@ async def create_token(
     if user_id is None:
         raise UnknownUserError(f"no user {user!s}")
     token = new_token()
-    token_id = await conn.fetchval(
-        "INSERT INTO api_tokens (user_id, token_hash, label) VALUES ($1, $2, $3) RETURNING id",
-        user_id,
-        hash_token(token),
-        label,
-    )
+    token_id = await conn.fetchval(INSERT_TOKEN_SQL, user_id, hash_token(token), label, expires_in)
     return token_id, token
 
 
@@ -78,26 +108,51 @@ async def revoke_token(conn: asyncpg.Connection | asyncpg.Pool, token_id: uuid.U
     return status.endswith(" 1")
 
 
+# The live token with this hash and its user; an expired one is reported (not touched), so
+# its owner can be told to renew it rather than that it never existed.
 AUTHENTICATE_SQL = f"""
 WITH hit AS (
-    SELECT t.id, t.user_id, u.name, t.last_used_at
+    SELECT t.id, t.user_id, u.name, t.last_used_at, t.expires_at,
+           t.expires_at IS NOT NULL AND t.expires_at <= now() AS expired
     FROM api_tokens t JOIN users u ON u.id = t.user_id
     WHERE t.token_hash = $1 AND t.revoked_at IS NULL
 ), touch AS (
     UPDATE api_tokens SET last_used_at = now()
-    WHERE id = (SELECT id FROM hit)
+    WHERE id = (SELECT id FROM hit WHERE NOT expired)
       AND (last_used_at IS NULL
            OR last_used_at < now() - interval '{LAST_USED_PRECISION_S} seconds')
 )
-SELECT id, user_id, name FROM hit
+SELECT id, user_id, name, expires_at, expired FROM hit
+"""
+
+# Whether a token still works (neither revoked nor expired): long-lived requests (progress
+# streams) ask again while they run.
+TOKEN_LIVE_SQL = """
+SELECT EXISTS (
+    SELECT 1 FROM api_tokens
+    WHERE id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+)
 """
 
 
 async def authenticate(conn: asyncpg.Connection | asyncpg.Pool, token: str) -> Caller | None:
-    """The caller a token belongs to, or None for an unknown or revoked token."""
+    """The caller a token belongs to, or None for an unknown or revoked token.
+    Raises TokenExpiredError for a token whose expiry has passed."""
     if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
         return None
     row = await conn.fetchrow(AUTHENTICATE_SQL, hash_token(token))
     if row is None:
         return None
-    return Caller(user_id=row["user_id"], name=row["name"], token_id=row["id"])
+    if row["expired"]:
+        raise TokenExpiredError(str(row["id"]))
+    return Caller(
+        user_id=row["user_id"],
+        name=row["name"],
+        token_id=row["id"],
+        token_expires_at=row["expires_at"],
+    )
+
+
+async def token_is_live(conn: asyncpg.Connection | asyncpg.Pool, token_id: uuid.UUID) -> bool:
+    """False once the token was revoked or has expired."""
+    return bool(await conn.fetchval(TOKEN_LIVE_SQL, token_id))

@@ -21,7 +21,7 @@ from litestar.types import Guard, Message, Scope
 
 from citeproof.api.errors import ApiError
 from citeproof.api.settings import ApiSettings
-from citeproof.auth import Caller, authenticate
+from citeproof.auth import Caller, TokenExpiredError, authenticate
 
 # Route handlers opt into a different bucket or query-string tokens through `opt`.
 OPT_RATE_BUCKET = "rate_bucket"
@@ -112,7 +112,15 @@ async def provide_caller(
             headers=BEARER_CHALLENGE,
         )
     async with pool.acquire() as conn:
-        caller = await authenticate(conn, token)
+        try:
+            caller = await authenticate(conn, token)
+        except TokenExpiredError:
+            raise ApiError(
+                401,
+                "token_expired",
+                "The API token has expired; ask for a new one (citeproof tokens create).",
+                headers=BEARER_CHALLENGE,
+            ) from None
         if caller is None:
             raise ApiError(
                 401,

@@ -29,7 +29,9 @@ class MeController(Controller):
 
     @get("/", summary="The user the token belongs to")
     async def me(self, caller: CallerDep) -> Me:
-        return Me(user_id=caller.user_id, name=caller.name)
+        return Me(
+            user_id=caller.user_id, name=caller.name, token_expires_at=caller.token_expires_at
+        )
 
 
 class SystemController(Controller):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 import msgspec
 
@@ -10,6 +11,8 @@ import msgspec
 class Me(msgspec.Struct, frozen=True):
     user_id: uuid.UUID
     name: str
+    # When the token of this request stops working (null: it does not expire).
+    token_expires_at: datetime | None = None
 
 
 class Health(msgspec.Struct, frozen=True):
