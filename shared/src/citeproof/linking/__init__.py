@@ -1,5 +1,7 @@
 """Reference -> uploaded source document linking (runs when a run is planned).
 
+A reference list is linked one-to-one (`assign_sources`): a source links at most one reference
+by heuristics, so a file that prints other references' DOIs or titles cannot claim them.
 Evidence is tried strongest first: DOI, arXiv id, title similarity, then first author + year. A
 link below `ACCEPT_THRESHOLD` is no link: the reference's citations are reported `source_missing`.
 An explicit user mapping (reference label -> document) overrides all of this (see
@@ -10,6 +12,7 @@ from citeproof.contracts.thesis import LinkResult, SourceMeta
 from citeproof.linking.match import (
     ACCEPT_THRESHOLD,
     LinkingConfig,
+    assign_sources,
     link_reference,
     link_references,
 )
@@ -19,6 +22,7 @@ __all__ = [
     "LinkResult",
     "LinkingConfig",
     "SourceMeta",
+    "assign_sources",
     "link_reference",
     "link_references",
 ]

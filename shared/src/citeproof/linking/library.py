@@ -79,6 +79,25 @@ class LibraryLink(msgspec.Struct, frozen=True, kw_only=True):
     candidates: list[str] = []
     # File names the entry attaches that no uploaded source has (reported, never guessed).
     missing_attachments: list[str] = []
+    # The entry's metadata merged with the reference's, when the source was found by the
+    # ordinary linker rather than an attachment: a reference list is linked one-to-one
+    # (`assign_sources`), so the caller links this one together with the others and
+    # completes the link with `with_source`.
+    heuristic: Reference | None = None
+    # Attachments the entry names, reported as missing when no source links to it.
+    attachments: list[str] = []
+
+
+def with_source(decision: LibraryLink, found: LinkResult) -> LibraryLink:
+    """A library decision whose entry's source the ordinary linker found (`found`)."""
+    link = LinkResult(
+        document_id=found.document_id,
+        score=round(min(decision.entry_confidence, found.score), 3),
+        method=f"{LIBRARY_METHOD_PREFIX}{decision.entry_method}+{found.method}",
+    )
+    # Attachments no uploaded file matched, reported when nothing else found the source.
+    missing = [] if found.document_id else decision.attachments
+    return msgspec.structs.replace(decision, link=link, missing_attachments=missing)
 
 
 def _is_key_only(reference: Reference) -> bool:
@@ -215,6 +234,7 @@ def link_through_library(
             candidates=candidates,
         )
     document = attachment_link(entry, filenames)
+    heuristic = None
     if document is not None:
         link = LinkResult(
             document_id=document,
@@ -230,18 +250,18 @@ def link_through_library(
             authors=entry.authors or reference.authors,
             year=entry.year or reference.year,
         )
-        found = link_reference(merged, sources)
-        link = LinkResult(
-            document_id=found.document_id,
-            score=round(min(confidence, found.score), 3),
-            method=f"{LIBRARY_METHOD_PREFIX}{how}+{found.method}",
-        )
-    # Attachments no uploaded file matched, reported when nothing else found the source.
-    missing = [attachment_basename(a) for a in entry.attachments] if not link.document_id else []
-    return LibraryLink(
+        heuristic = merged
+        link = LinkResult(document_id=None, score=0.0, method=LINK_NONE)
+    decision = LibraryLink(
         entry_key=entry.label,
         entry_method=how,
         entry_confidence=confidence,
         link=link,
-        missing_attachments=missing,
+        heuristic=heuristic,
+        attachments=[attachment_basename(a) for a in entry.attachments],
     )
+    if heuristic is None:
+        return decision
+    # Alone, the entry's source is its best match; a reference list is then linked
+    # one-to-one by the caller (`with_source`).
+    return with_source(decision, link_reference(heuristic, sources))

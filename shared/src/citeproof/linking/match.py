@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from uuid import UUID
 
 import msgspec
@@ -168,29 +170,104 @@ def _title_on_page(reference: Reference, first_page: str, config: LinkingConfig)
     return fuzz.partial_ratio(title_key, comparison_key(first_page)) / 100.0
 
 
+def _without_first_page(source: SourceMeta, config: LinkingConfig) -> SourceMeta:
+    """The source's metadata without what its first page prints: the text itself, and a DOI
+    or arXiv id the page shows (the parser falls back to the first DOI printed on the page,
+    so such a "metadata" DOI is page text too)."""
+    page = (source.first_page_text or "")[: config.first_page_chars].lower()
+    doi = normalise_doi(source.doi)
+    arxiv = normalise_arxiv(source.arxiv_id)
+    return msgspec.structs.replace(
+        source,
+        first_page_text=None,
+        doi=None if doi and doi in page else source.doi,
+        arxiv_id=None if arxiv and arxiv in page else source.arxiv_id,
+    )
+
+
+def _score_matrix(
+    references: Sequence[Reference], sources: Sequence[SourceMeta], config: LinkingConfig
+) -> list[list[tuple[float, str]]]:
+    """scores[r][s]; a source that links several references while first-page text takes part
+    loses its first-page evidence. The first page is text the file itself prints: one PDF
+    printing the DOIs or titles of other references (in white, off the page, anywhere) must
+    not claim them, and a real paper's first page identifies one work, not several."""
+    scores = [[_score_source(r, s, config) for s in sources] for r in references]
+    for j, source in enumerate(sources):
+        if not source.first_page_text:
+            continue
+        linked = [i for i, row in enumerate(scores) if row[j][0] >= config.accept_threshold]
+        if len(linked) < 2:
+            continue
+        bare = _without_first_page(source, config)
+        rescored = {i: _score_source(references[i], bare, config) for i in linked}
+        if any(rescored[i] != scores[i][j] for i in linked):
+            for i, score in rescored.items():
+                scores[i][j] = score
+    return scores
+
+
+def assign_sources(
+    references: Sequence[Reference],
+    sources: Sequence[SourceMeta],
+    config: LinkingConfig = DEFAULT_CONFIG,
+) -> list[LinkResult]:
+    """Link references to sources one-to-one, strongest evidence first (one result per
+    reference, in order).
+
+    A global assignment, not each reference's best match: a source links at most one
+    reference, so a file cannot collect the citations of references it merely mentions. Pairs
+    are taken by descending score; at each score, a reference or source that appears in more
+    than one open pair is ambiguous, and every pair it is in is refused (both sides stay
+    unlinked rather than guessed). Greedy rather than a maximum-total assignment on purpose:
+    a total can trade a DOI link for two fuzzy title links.
+    """
+    scores = _score_matrix(references, sources, config)
+    pairs = sorted(
+        (
+            (round(score, 3), method, i, j)
+            for i, row in enumerate(scores)
+            for j, (score, method) in enumerate(row)
+            if score >= config.accept_threshold
+        ),
+        key=lambda pair: pair[0],
+        reverse=True,
+    )
+    results: list[LinkResult | None] = [None] * len(references)
+    taken_references: set[int] = set()
+    taken_sources: set[int] = set()
+    for _, tier in itertools.groupby(pairs, key=lambda pair: pair[0]):
+        open_pairs = [p for p in tier if p[2] not in taken_references and p[3] not in taken_sources]
+        per_reference = Counter(p[2] for p in open_pairs)
+        per_source = Counter(p[3] for p in open_pairs)
+        for score, method, i, j in open_pairs:
+            taken_references.add(i)
+            taken_sources.add(j)
+            if per_reference[i] == 1 and per_source[j] == 1:
+                results[i] = LinkResult(
+                    document_id=sources[j].document_id, score=score, method=method
+                )
+    return [
+        found
+        if found is not None
+        else LinkResult(
+            document_id=None,
+            score=round(max((score for score, _ in scores[i]), default=0.0), 3),
+            method=LINK_NONE,
+        )
+        for i, found in enumerate(results)
+    ]
+
+
 def link_reference(
     reference: Reference,
-    sources: list[SourceMeta],
+    sources: Sequence[SourceMeta],
     config: LinkingConfig = DEFAULT_CONFIG,
 ) -> LinkResult:
-    """The uploaded source ``reference`` cites, or ``document_id=None`` below the threshold.
-
-    When two sources tie on authors + year alone, the link is ambiguous and refused.
-    """
-    scored = [(*_score_source(reference, source, config), source) for source in sources]
-    scored.sort(key=lambda item: item[0], reverse=True)
-    if not scored or scored[0][0] < config.accept_threshold:
-        best_score = scored[0][0] if scored else 0.0
-        return LinkResult(document_id=None, score=round(best_score, 3), method=LINK_NONE)
-    score, method, source = scored[0]
-    if (
-        method == LINK_AUTHORS_YEAR
-        and len(scored) > 1
-        and scored[1][0] == score
-        and scored[1][1] == LINK_AUTHORS_YEAR
-    ):
-        return LinkResult(document_id=None, score=round(score, 3), method=LINK_NONE)
-    return LinkResult(document_id=source.document_id, score=round(score, 3), method=method)
+    """The uploaded source ``reference`` cites, or ``document_id=None`` below the threshold or
+    when two sources tie for it. Alone, without the other references: use `assign_sources`
+    (or `link_references`) to link a reference list."""
+    return assign_sources([reference], sources, config)[0]
 
 
 def link_references(
@@ -199,14 +276,20 @@ def link_references(
     explicit: Mapping[str, UUID] | None = None,
     config: LinkingConfig = DEFAULT_CONFIG,
 ) -> dict[str, LinkResult]:
-    """Link every reference (by label); an explicit label -> document mapping always wins."""
+    """Link every reference (by label); an explicit label -> document mapping always wins and
+    may share a source, the others are assigned one-to-one (`assign_sources`)."""
     explicit = explicit or {}
-    results: dict[str, LinkResult] = {}
+    heuristic = [reference for reference in references if reference.label not in explicit]
+    results = dict(
+        zip(
+            (reference.label for reference in heuristic),
+            assign_sources(heuristic, sources, config),
+            strict=True,
+        )
+    )
     for reference in references:
         if reference.label in explicit:
             results[reference.label] = LinkResult(
                 document_id=explicit[reference.label], score=1.0, method=LINK_EXPLICIT
             )
-        else:
-            results[reference.label] = link_reference(reference, sources, config)
-    return results
+    return {reference.label: results[reference.label] for reference in references}

@@ -18,7 +18,8 @@ import asyncpg
 import msgspec
 
 from citeproof.contracts.thesis import LINK_EXPLICIT, LinkResult, Reference, SourceMeta
-from citeproof.linking import link_reference
+from citeproof.linking import assign_sources
+from citeproof.linking.library import with_source
 from citeproof.pipeline import (
     EVENTS_CHANNEL,
     NOT_CHECKABLE,
@@ -203,17 +204,30 @@ def decide(
         sources,
         documents,
     )
-    weak_matches = {ref: d.candidates for ref, d in through_library.items() if d.candidates}
-    unmatched_files = {ref: d for ref, d in through_library.items() if d.missing_attachments}
+    # Explicit links (overrides, library attachments) may share a source; every other link is
+    # assigned one-to-one over the whole reference list.
+    heuristic: list[tuple[int, Reference]] = []
     for row in references:
+        decision = through_library.get(row["id"])
         if row["label"] in overrides:
             links[row["id"]] = LinkResult(
                 document_id=overrides[row["label"]], score=1.0, method=LINK_EXPLICIT
             )
-        elif row["id"] in through_library:
-            links[row["id"]] = through_library[row["id"]].link
+        elif decision is not None and decision.heuristic is not None:
+            heuristic.append((row["id"], decision.heuristic))
+        elif decision is not None:
+            links[row["id"]] = decision.link
         else:
-            links[row["id"]] = link_reference(reference_from_row(row), sources)
+            heuristic.append((row["id"], reference_from_row(row)))
+    found = assign_sources([reference for _, reference in heuristic], sources)
+    for (reference_id, _), link in zip(heuristic, found, strict=True):
+        decision = through_library.get(reference_id)
+        if decision is not None:
+            through_library[reference_id] = decision = with_source(decision, link)
+            link = decision.link
+        links[reference_id] = link
+    weak_matches = {ref: d.candidates for ref, d in through_library.items() if d.candidates}
+    unmatched_files = {ref: d for ref, d in through_library.items() if d.missing_attachments}
     overridden_to_none = {
         row["id"] for row in references if row["label"] in overrides and not overrides[row["label"]]
     }
