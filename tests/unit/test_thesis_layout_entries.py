@@ -13,6 +13,7 @@ from citeproof.pdfgen.citestyles import (
     STYLE_APA,
     STYLE_AUTHOR_YEAR,
     STYLE_AUTHOR_YEAR_BARE,
+    STYLE_CHICAGO_FOOTNOTES,
     STYLE_CHICAGO_NOTES,
     STYLE_NUMERIC,
     Claim,
@@ -121,6 +122,32 @@ def test_pdf_reference_list_is_split_by_layout(style: str, layout: Layout) -> No
 def test_chicago_notes_link_through_their_notes(layout: Layout) -> None:
     style = STYLE_CHICAGO_NOTES
     _check(style, render_thesis_pdf(styled(_content(), style), layout), "thesis.pdf")
+
+
+def test_word_footnotes_carry_the_citations() -> None:
+    thesis = styled(_content(), STYLE_CHICAGO_FOOTNOTES)
+    _check(STYLE_CHICAGO_FOOTNOTES, render_thesis_docx(thesis, HANGING_NO_GAP), "thesis.docx")
+
+
+def _as_endnotes(docx: bytes) -> bytes:
+    """The same document with its footnotes turned into Word endnotes (word/endnotes.xml)."""
+    import io
+    import zipfile
+
+    output = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(docx)) as source, zipfile.ZipFile(output, "w") as copy:
+        for item in source.infolist():
+            content = source.read(item.filename)
+            if item.filename.endswith((".xml", ".rels")):
+                content = content.replace(b"footnote", b"endnote")
+            copy.writestr(item.filename.replace("footnote", "endnote"), content)
+    return output.getvalue()
+
+
+def test_word_endnotes_carry_the_citations() -> None:
+    thesis = styled(_content(), STYLE_CHICAGO_FOOTNOTES)
+    data = _as_endnotes(render_thesis_docx(thesis, GAP_NO_INDENT))
+    _check(STYLE_CHICAGO_FOOTNOTES, data, "thesis.docx")
 
 
 def test_docx_reference_list_is_split_by_paragraphs() -> None:

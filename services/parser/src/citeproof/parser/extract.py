@@ -134,7 +134,7 @@ def parse_bytes(
     if kind == "thesis":
         from citeproof.parser.thesis import analyze_thesis
 
-        analysis = analyze_thesis(doc.text, doc.page_starts)
+        analysis = analyze_thesis(doc.text, doc.page_starts, facts.notes if facts else None)
         if detected == DOCX:
             # Zotero/Mendeley citation fields name their items exactly: they replace the
             # analysis of the rendered markers when the document has them.

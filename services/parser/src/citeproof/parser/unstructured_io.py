@@ -16,12 +16,15 @@ import re
 import zipfile
 from pathlib import Path
 
+import msgspec
+
 from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, TABLE, Block, FileFacts
 from citeproof.parser.errors import ARCHIVE_BOMB, CORRUPT_FILE, ParseFailure
 from citeproof.parser.layout import MAX_HEADING_CHARS, MAX_HEADING_WORDS
 from citeproof.parser.raised_digits import docx_with_raised_digits, html_with_raised_digits
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.sniff import DOCX, HTML, MARKDOWN, TEXT, decode_text
+from citeproof.parser.word_notes import docx_with_note_marks
 
 _DROPPED_CATEGORIES = frozenset({"Header", "Footer", "PageNumber", "PageBreak", "Image"})
 _KIND_BY_CATEGORY = {"ListItem": LIST_ITEM, "Table": TABLE, "FigureCaption": CAPTION}
@@ -181,14 +184,16 @@ def partition(
     facts: FileFacts | None = None
     if detected == DOCX:
         check_docx_archive(data, settings)
+        from lxml.etree import XMLSyntaxError
         from unstructured.partition.docx import partition_docx
 
         try:
-            raised = docx_with_raised_digits(data)
+            marked, notes = docx_with_note_marks(data)
+            raised = docx_with_raised_digits(marked)
             elements = partition_docx(file=io.BytesIO(raised), include_page_breaks=False)
-        except (KeyError, zipfile.BadZipFile, ValueError) as exc:
+        except (KeyError, zipfile.BadZipFile, ValueError, XMLSyntaxError) as exc:
             raise ParseFailure(CORRUPT_FILE, "The Word document (DOCX) is damaged.") from exc
-        facts = docx_facts(data)
+        facts = msgspec.structs.replace(docx_facts(data), notes=notes)
     elif detected == HTML:
         from unstructured.partition.html import partition_html
 

@@ -342,10 +342,14 @@ class _Claims:
         return window_start, window_end
 
 
-def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
+def analyze_thesis(
+    text: str, page_starts: list[int], file_notes: dict[int, str] | None = None
+) -> ThesisAnalysis:
     """Find the reference list and every citing claim of ``text``.
 
     ``page_starts[i]`` is the offset where page i+1 begins (empty: no page information).
+    ``file_notes``: notes the file keeps outside ``text`` (Word footnotes/endnotes, a PDF's notes
+    at the page foot) by the number at their mark; they take the place of a notes section.
     """
     notes: list[str] = []
     view = build_view(text)
@@ -373,8 +377,13 @@ def analyze_thesis(text: str, page_starts: list[int]) -> ThesisAnalysis:
         body = _body_ranges(len(view.text), section)
         if section is not None and references and not all(r.label.isdigit() for r in references):
             # Chicago notes-bibliography: the notes are no body text, their numbers cite.
-            note_list = find_notes(view.text, section.heading_start)
-            if note_list is not None:
+            if file_notes:
+                end = len(view.text)
+                note_list = Notes(heading_start=end, end=end, texts=dict(file_notes))
+                notes.append(f"{len(file_notes)} footnotes or endnotes cite the bibliography")
+            else:
+                note_list = find_notes(view.text, section.heading_start)
+            if note_list is not None and not file_notes:
                 body = [(0, note_list.heading_start), (section.end, len(view.text))]
                 notes.append(f"{len(note_list.texts)} notes cite the bibliography")
         parts = [_Part(_labels_for_body_style(references, view.text, body), body)]
