@@ -188,7 +188,7 @@ async def index_through_parser(
         documents[cord_id] = document
     parser = ParseService()
     await parser.warm_up()
-    stage = parser.stage()
+    stage = parser.parse_stage
     while await run_once(pool, stage, worker_id="bench-parser", batch_size=4):
         pass
     states = await pool.fetch(

@@ -154,7 +154,7 @@ async def run_case(
         if case.bibliography is not None:
             await _upload(client, headers, session, "bibliography", [case.bibliography])
         thesis = await _upload(client, headers, session, "thesis", [case.thesis])
-        while await run_once(pool, parser.stage()):
+        while await run_once(pool, parser.parse_stage):
             pass
         thesis_id = thesis["documents"][0]["id"]
         response = await client.post(

@@ -4,7 +4,7 @@ written before the column existed fall back to the printed sentence."""
 
 from __future__ import annotations
 
-from citeproof.judge.stage import SELECT_CITATION
+from citeproof.judge.service import SELECT_CITATION
 from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
 

@@ -10,8 +10,8 @@ import socket
 
 from citeproof.api.runs.services import get_run_status
 from citeproof.judge.backend import build_backend
+from citeproof.judge.service import JudgeService
 from citeproof.judge.settings import load_judge_settings
-from citeproof.judge.stage import JudgeStage
 from citeproof.queue import Worker
 from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
@@ -47,7 +47,7 @@ async def test_a_judge_backend_outage_holds_the_tasks_and_work_resumes_when_it_r
         "CITEPROOF_JUDGE_LLM_API_KEY": "sk-test",
         "CITEPROOF_JUDGE_LLM_MAX_RETRIES": "0",
     })  # fmt: skip
-    stage = JudgeStage(build_backend(settings)).stage()
+    stage = JudgeService(build_backend(settings)).judge_stage
     worker = Worker(service="judge", stages=[stage], pool=pool, listen_url=None,
                     settings=fast_settings(heartbeat_s=0.2))  # fmt: skip
     tasks = "SELECT state, attempts FROM judge_tasks WHERE run_id = $1"
@@ -95,7 +95,7 @@ async def test_an_outage_longer_than_the_limit_fails_the_tasks_as_judge_error(po
         "CITEPROOF_JUDGE_LLM_API_KEY": "sk-test",
         "CITEPROOF_JUDGE_LLM_MAX_RETRIES": "0",
     })  # fmt: skip
-    stage = JudgeStage(build_backend(settings)).stage()
+    stage = JudgeService(build_backend(settings)).judge_stage
     limits = fast_settings(heartbeat_s=0.2, dependency_probe_s=0.2, dependency_outage_max_s=1.0)
     worker = Worker(service="judge", stages=[stage], pool=pool, listen_url=None, settings=limits)
     try:

@@ -10,8 +10,8 @@ import pytest
 
 from citeproof.contracts.judging import JudgeRequest, Verdict
 from citeproof.judge.backend import build_backend
+from citeproof.judge.service import JudgeService
 from citeproof.judge.settings import load_judge_settings
-from citeproof.judge.stage import JudgeStage
 from citeproof.queue import QueueSettings, run_once
 from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
@@ -102,8 +102,8 @@ async def test_run_completes_once_with_quoted_verdicts_and_reruns_hit_the_cache(
 ) -> None:
     user, session, thesis, docs = await _world(pool)
     run = await _run_to_judging(pool, retriever, user, session, thesis, docs)
-    judge = JudgeStage(backend)
-    stage = judge.stage()
+    judge = JudgeService(backend)
+    stage = judge.judge_stage
     calls_before = backend.calls
     verdicts_before = _verdicts_counted(backend.name)
     # Two judges race for the tasks: the run must still complete exactly once.
@@ -188,7 +188,7 @@ async def test_exhausted_judge_task_becomes_judge_error_and_the_run_completes(
     run = await _run_to_judging(pool, retriever, user, session, thesis, docs)
     await pool.execute("UPDATE judge_tasks SET max_attempts = 2 WHERE run_id = $1", run)
     broken = BrokenBackend(backend.inner)
-    stage = JudgeStage(broken).stage()
+    stage = JudgeService(broken).judge_stage
     no_backoff = QueueSettings(backoff_base_s=0, backoff_max_s=0)
     for _ in range(2):
         while await run_once(pool, stage, settings=no_backoff):
@@ -220,7 +220,7 @@ async def _cached_rows(pool: asyncpg.Pool, run: uuid.UUID) -> list[bool]:
 async def test_the_verdict_cache_is_per_user_and_goes_with_the_users_documents(
     pool, backend, retriever
 ) -> None:
-    stage = JudgeStage(backend).stage()
+    stage = JudgeService(backend).judge_stage
     # A judges the thesis: three backend calls, three cache entries of A's.
     a_user, a_session, a_thesis, a_docs = await _world(pool)
     await _run_to_judging(pool, retriever, a_user, a_session, a_thesis, a_docs)

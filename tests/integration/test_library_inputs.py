@@ -148,7 +148,7 @@ async def test_bad_library_input_gets_clear_answers(lpool, library_db, stage_ser
         )
         assert response.status_code == 202, response.text
         job = response.json()["job_id"]
-        while await run_once(lpool, parser.stage()):
+        while await run_once(lpool, parser.parse_stage):
             pass
         status = (await client.get(f"/v1/jobs/{job}", headers=headers)).json()
         response = await client.get(f"/v1/sessions/{session}/documents", headers=headers)

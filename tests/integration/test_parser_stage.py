@@ -129,7 +129,7 @@ async def enqueue(
 
 
 async def drain(pool: asyncpg.Pool, service: ParseService) -> None:
-    stage = service.stage()
+    stage = service.parse_stage
     while await run_once(pool, stage, batch_size=4):
         pass
 
@@ -440,7 +440,7 @@ async def test_a_child_crash_is_retried_then_reported(ppool, puser, service) -> 
     for attempt in (1, 2):
         killer = asyncio.create_task(kill_busy_child())
         await ppool.execute("UPDATE parse_items SET run_after = now() WHERE id = $1", item_id)
-        assert await run_once(ppool, service.stage()) == 1
+        assert await run_once(ppool, service.parse_stage) == 1
         await killer
         row = await item(ppool, item_id)
         if attempt == 1:

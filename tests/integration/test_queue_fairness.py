@@ -58,7 +58,7 @@ async def test_one_users_backlog_does_not_hold_another_users_item(database_url) 
     settings = DatabaseSettings(url=url, pool_min=1, pool_max=CONCURRENCY + 4)
     pools = [await create_pool(settings) for _ in range(WORKERS)]
     # The product's parse stage, with a handler that only takes its time.
-    stage = dataclasses.replace(ParseService(ParserSettings()).stage(), handler=_slow_item)
+    stage = dataclasses.replace(ParseService(ParserSettings()).parse_stage, handler=_slow_item)
     workers = [
         Worker(service="parser", stages=[stage], pool=p, listen_url=None,
                settings=fast_settings(concurrency=CONCURRENCY, batch_size=CONCURRENCY))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from citeproof.queue.settings import QueueSettings
 from citeproof.settings import FILE_SUFFIX, Settings, describe, env_name
+from citeproof.worker_service import StageDefaults
 
 # (module, struct) pairs of every settings struct; services add theirs here.
 SETTINGS_STRUCTS = (
@@ -17,6 +19,14 @@ SETTINGS_STRUCTS = (
     ("citeproof.retriever.settings", "RetrieverSettings"),
     ("citeproof.judge.settings", "JudgeSettings"),
     ("citeproof.api.settings", "ApiSettings"),
+)
+
+# (module, class) pairs of the worker services: their stages' own defaults (`StageDefaults`)
+# are printed after the general queue settings.
+SERVICE_CLASSES = (
+    ("citeproof.parser.service", "ParseService"),
+    ("citeproof.retriever.service", "RetrieverService"),
+    ("citeproof.judge.service", "JudgeService"),
 )
 
 
@@ -47,6 +57,37 @@ def _structs() -> list[type[Settings]]:
     return found
 
 
+def _stage_defaults() -> list[StageDefaults]:
+    found: list[StageDefaults] = []
+    for module_name, class_name in SERVICE_CLASSES:
+        try:
+            service = getattr(importlib.import_module(module_name), class_name)
+        except (ModuleNotFoundError, AttributeError):
+            continue  # a service not installed here
+        found.extend(service.stage_defaults)
+    return found
+
+
+def _rows(struct: type[Settings]) -> list[tuple[str, str, str]]:
+    """`describe(struct)`, and after the queue settings every stage's own defaults."""
+    rows = describe(struct)
+    if struct is QueueSettings:
+        meaning = {name: description for name, _, description in rows}
+        for defaults in _stage_defaults():
+            stage_variables = defaults.variables().items()
+            for field, (stage_var, value) in zip(defaults.values, stage_variables, strict=True):
+                general = env_name(QueueSettings, field)
+                rows.append(
+                    (
+                        stage_var,
+                        value,
+                        f"{meaning[general]} The {defaults.stage} stage's own default (the "
+                        f"general {general} does not apply to it): {defaults.reason}",
+                    )
+                )
+    return rows
+
+
 def _secret_names(struct: type[Settings]) -> set[str]:
     return {env_name(struct, field) for field in struct.SECRET_FIELDS}
 
@@ -58,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     print("| variable | default | meaning |")
     print("|---|---|---|")
     for struct in _structs():
-        for name, default, description in describe(struct):
+        for name, default, description in _rows(struct):
             print(f"| `{name}` | `{default}` | {description} |")
     return 0
 
@@ -68,7 +109,7 @@ def env_example() -> str:
     for struct in _structs():
         lines.append(f"# --- {struct.__name__} ---")
         secrets = _secret_names(struct)
-        for name, default, description in describe(struct):
+        for name, default, description in _rows(struct):
             lines.append(f"# {description}")
             if name in secrets:
                 lines.append(f"#{name}{FILE_SUFFIX}={SECRETS_DIR}/{name.lower()}")

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from citeproof.judge.backend import build_backend
-from citeproof.judge.settings import load_judge_settings
-from citeproof.judge.stage import JudgeStage
-from citeproof.queue import run_worker
+from citeproof.judge.service import JudgeService
+from citeproof.worker_service import run_service
 
 
 def main() -> None:
-    settings = load_judge_settings()
-    judge = JudgeStage(build_backend(settings))
-    run_worker(service="judge", stages=[judge.stage()], capabilities=["judge"])
+    run_service(JudgeService)
 
 
 if __name__ == "__main__":

@@ -2,5 +2,5 @@
 
 Entry point: `citeproof-parser` (`citeproof.parser.__main__:main`). The pipeline for one item is
 sniff -> extract blocks -> assemble the document text -> chunk -> metadata (in a sandboxed child
-process, see `sandbox`), then embed and store in the worker process (`stage`).
+process, see `sandbox`), then embed and store in the worker process (`service`).
 """

@@ -23,8 +23,16 @@ from citeproof.parser.sandbox import ChildCrashed, ParseSandbox, crash_failure
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.store import store_document
 from citeproof.pipeline import PARSE_CHANNEL, PARSE_STAGE, RETRIEVE_CHANNEL, STAGE_TABLES
-from citeproof.queue import PermanentError, Stage, TaskContext, TerminalOutcome, notify
+from citeproof.queue import (
+    PeriodicJob,
+    PermanentError,
+    Stage,
+    TaskContext,
+    TerminalOutcome,
+    notify,
+)
 from citeproof.settings import load
+from citeproof.worker_service import StageDefaults, WorkerService
 
 # Counters and state of the job in ONE statement: the row lock serialises two parsers finishing
 # the last two items at once, and the second UPDATE re-evaluates on the first one's result.
@@ -93,14 +101,42 @@ class _KindChanged(Exception):
     """The document's kind changed while its item was parsed under the old one."""
 
 
-class ParseService:
+class ParseService(WorkerService):
     """The stage's handler and hooks, holding the per-process sandbox and settings."""
+
+    name = "parser"
+    capabilities = ("parse:pdf", "parse:docx", "parse:html", "parse:markdown", "parse:text")
+    stage_defaults = (
+        StageDefaults(
+            PARSE_STAGE,
+            {"batch_size": 1, "concurrency": 2},
+            "parsing is CPU-bound and a claimed row carries the whole upload, so a worker "
+            "runs two items and claims them one at a time: idle replicas share a burst "
+            "instead of one worker hoarding it.",
+        ),
+    )
 
     def __init__(self, settings: ParserSettings | None = None) -> None:
         self.settings = settings or load(ParserSettings)
         self.sandbox = ParseSandbox(self.settings)
 
-    def stage(self) -> Stage:
+    def stages(self) -> list[Stage]:
+        return [self.parse_stage]
+
+    def periodic(self) -> list[PeriodicJob]:
+        return [
+            PeriodicJob(
+                name="staged_bytes_ttl",
+                interval_s=self.settings.staged_ttl_interval_s,
+                run=self._expire_staged_bytes,
+            )
+        ]
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+    @property
+    def parse_stage(self) -> Stage:
         return Stage(
             name=PARSE_STAGE,
             table=STAGE_TABLES[PARSE_STAGE],
@@ -177,6 +213,9 @@ class ParseService:
     async def warm_up(self, pool: asyncpg.Pool | None = None) -> None:
         """Start a parsing child and load the embedder before the first item arrives."""
         await asyncio.gather(self.sandbox.warm_up(), aembed(get_embedder(), ["warm-up"]))
+
+    async def _expire_staged_bytes(self, pool: asyncpg.Pool) -> int:
+        return await expire_staged_bytes(pool, self.settings.staged_ttl_s)
 
 
 async def on_terminal(

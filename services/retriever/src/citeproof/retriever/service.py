@@ -30,6 +30,7 @@ from citeproof.retriever.retrieval import EvidencePassage, Retriever
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.settings import load
 from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict_hook
+from citeproof.worker_service import WorkerService
 
 RETRIEVER_BACKEND: Final = "retriever"
 
@@ -74,14 +75,18 @@ async def default_embed(texts: list[str]) -> np.ndarray:
 
 
 def configure_process(settings: RetrieverSettings) -> None:
-    """Process-wide knobs of a retriever process (called once at start-up)."""
+    """Process-wide knobs of a retriever process (called once at start-up, before the first
+    embedding)."""
     if settings.embed_threads:
         import torch
 
         torch.set_num_threads(settings.embed_threads)
 
 
-class RetrieverService:
+class RetrieverService(WorkerService):
+    name = "retriever"
+    capabilities = ("plan", "retrieve")
+
     def __init__(self, settings: RetrieverSettings | None = None, embed: EmbedFn | None = None):
         self.settings = settings or load(RetrieverSettings)
         budget = self.settings.cache_budget_mb * 1024 * 1024
@@ -92,6 +97,15 @@ class RetrieverService:
         self.on_retrieve_terminal = failure_verdict_hook(
             "Retrieval failed for this citation", backend=RETRIEVER_BACKEND, before_judge=True
         )
+
+    def stages(self) -> list[Stage]:
+        return [self.plan_stage, self.retrieve_stage]
+
+    async def warm_up(self, pool: asyncpg.Pool) -> None:
+        configure_process(self.settings)
+        # Load the embedding model before claiming, so the first task does not pay for it while
+        # holding a lease (and /healthz is honest about when we can work).
+        await self.retriever.embed(["warm-up"])
 
     @property
     def plan_stage(self) -> Stage:

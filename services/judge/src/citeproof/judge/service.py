@@ -14,7 +14,9 @@ import msgspec
 
 from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
 from citeproof.judge import metrics
+from citeproof.judge.backend import build_backend
 from citeproof.judge.errors import JudgeBackendError, LlmUnavailableError
+from citeproof.judge.settings import load_judge_settings
 from citeproof.pipeline import JUDGE_CHANNEL, JUDGE_ERROR, JUDGE_STAGE, STAGE_TABLES, UNSUPPORTED
 from citeproof.queue import DependencyDown, PermanentError, Stage, TaskContext
 from citeproof.verdicts import (
@@ -22,6 +24,7 @@ from citeproof.verdicts import (
     failure_verdict_hook,
     record_final_verdict,
 )
+from citeproof.worker_service import WorkerService
 
 # How an outage of the judge's backend is named to people (registry, readiness, runs).
 JUDGE_BACKEND = "judge backend"
@@ -81,17 +84,24 @@ def _verdict_from_row(row: asyncpg.Record) -> Verdict:
     return Verdict(latency_ms=0.0, **dict(row))
 
 
-class JudgeStage:
+class JudgeService(WorkerService):
     """Holds the process's backend (built once) and implements the stage's callbacks."""
 
-    def __init__(self, backend: JudgeBackend) -> None:
-        self.backend = backend
+    name = "judge"
+    capabilities = ("judge",)
+
+    def __init__(self, backend: JudgeBackend | None = None) -> None:
+        self.backend = backend or build_backend(load_judge_settings())
         # A task that can never be judged must not hold its run back.
         self.on_terminal = failure_verdict_hook(
             "The judge failed on this citation", backend=backend.name, model=backend.model
         )
 
-    def stage(self) -> Stage:
+    def stages(self) -> list[Stage]:
+        return [self.judge_stage]
+
+    @property
+    def judge_stage(self) -> Stage:
         return Stage(
             name=JUDGE_STAGE,
             table=STAGE_TABLES[JUDGE_STAGE],
