@@ -10,5 +10,5 @@ BENCH_TARGETS += bench-accuracy
 .PHONY: bench-accuracy
 
 bench-accuracy: setup ## whole-pipeline accuracy on Check-COVID dev (bench/results/accuracy.json)
-	$(PY) bench/accuracy.py --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
+	$(PY) -m bench.accuracy --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
 		--corpus '$(CHECKCOVID)/corpus.json' $(BENCH_ACCURACY_ARGS)

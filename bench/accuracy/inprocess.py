@@ -8,7 +8,7 @@ controls that tell where the whole pipeline loses accuracy.
   perfect retrieval.
 
 Also the judge alone on the gold evidence of every dev row (``judge_on_gold_evidence``), with the
-judge engineer's own functions from bench/accuracy_judge.py.
+judge engineer's own functions from `bench.accuracy.judge`.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import asyncio
 from collections.abc import Sequence
 from typing import Final
 
-import accuracy_judge
 import msgspec
-from _accuracy_dataset import BenchClaim
-from _accuracy_score import FAILURE, LABELS, score
 
+from bench.accuracy import judge as accuracy_judge
+from bench.accuracy.dataset import BenchClaim
+from bench.accuracy.score import FAILURE, LABELS, score
 from citeproof.contracts.judging import (
     PARTIALLY_SUPPORTED,
     SUPPORTED,

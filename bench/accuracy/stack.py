@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Final
 
 import asyncpg
-import common
 import httpx
 import msgspec
 
+from bench import common
 from citeproof import journey  # the user's HTTP journey, shared with the e2e tests
 from citeproof.auth import create_token, create_user
 from citeproof.db.migrate import apply_migrations

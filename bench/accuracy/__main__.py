@@ -1,22 +1,22 @@
 """Accuracy of the whole pipeline on Check-COVID dev: generated theses and sources through the
 running stack (API, parser, retriever, judge as OS processes on a fresh embedded PostgreSQL).
 
-    .venv/bin/python bench/accuracy.py \
-        [--claims ../shared/data/checkcovid/covidCheck_dev_composed+extracted.json] \
-        [--corpus ../shared/data/checkcovid/corpus.json] [--work-dir DIR]
+    .venv/bin/python -m bench.accuracy [--claims FILE] [--corpus FILE] [--work-dir DIR]
 
-1. Cases (bench/_accuracy_dataset.py): the unique (claim, abstract) pairs, SUPPORT -> supported,
+(default: the dev split and corpus under `bench.common.CHECKCOVID_DIR`)
+
+1. Cases (`dataset.py`): the unique (claim, abstract) pairs, SUPPORT -> supported,
    REFUTE -> contradicted; a fixed-seed third of the claims cite a topically similar abstract that
    is not theirs -> unsupported.
-2. Documents (bench/_accuracy_documents.py): theses of ~50 citing sentences each, every sentence a
+2. Documents (`documents.py`): theses of ~50 citing sentences each, every sentence a
    claim ending in a numeric marker, with a Vancouver reference list; one source PDF per cited
    abstract.
-3. The stack (bench/_accuracy_stack.py): upload over HTTP, one run per thesis, reports fetched.
-4. Scores (bench/_accuracy_score.py): each report citation mapped back to its claim by reference
+3. The stack (`stack.py`): upload over HTTP, one run per thesis, reports fetched.
+4. Scores (`score.py`): each report citation mapped back to its claim by reference
    label and claim text; macro-F1 over supported/unsupported/contradicted, with non-verdicts and
    unfound claims as wrong predictions and counted as ``pipeline_failures``.
 5. Diagnosis: the same claims judged in this process on the stack's passages, on simulated
-   retrieval and on the gold sentences (bench/_accuracy_inprocess.py), and per wrong verdict the
+   retrieval and on the gold sentences (`inprocess.py`), and per wrong verdict the
    first stage that went wrong.
 
 Writes bench/results/accuracy.json and prints a table against no-information baselines. The
@@ -26,42 +26,31 @@ was computed on the same data, otherwise it is computed here.
 
 from __future__ import annotations
 
+import argparse
+import json
 import sys
+import tempfile
+import time
+from collections import Counter
 from pathlib import Path
+from typing import Final
 
-BENCH_DIR = Path(__file__).resolve().parent
-# bench/queue.py (the queue benchmark) shadows the standard library's `queue`, which torch,
-# scikit-learn and concurrent.futures import: look this folder's modules up after the stdlib.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH_DIR] + [str(BENCH_DIR)]
+import msgspec
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections import Counter  # noqa: E402
-from typing import Final  # noqa: E402
-
-os.environ.setdefault("DO_NOT_TRACK", "1")
-
-import common  # noqa: E402
-import msgspec  # noqa: E402
-from _accuracy_dataset import (  # noqa: E402
+from bench import common
+from bench.accuracy.dataset import (
     MISCITE_NEIGHBOURS,
     MISCITE_SHARE,
     build_claims,
     split_into_theses,
 )
-from _accuracy_documents import DOI_SHARE, render_benchmark  # noqa: E402
-from _accuracy_score import LABELS, baselines, diagnose, match_report, score  # noqa: E402
-from _accuracy_stack import StackOutcome, run_through_stack  # noqa: E402
+from bench.accuracy.documents import DOI_SHARE, render_benchmark
+from bench.accuracy.score import LABELS, baselines, diagnose, match_report, score
+from bench.accuracy.stack import StackOutcome, run_through_stack
+from citeproof.judge.checkcovid import files_sha256, load_claims, load_corpus
 
-from citeproof.judge.checkcovid import files_sha256, load_claims, load_corpus  # noqa: E402
-
-ROOT = BENCH_DIR.parent
-DATA = ROOT.parent / "shared" / "data" / "checkcovid"
 JUDGE_RESULT = common.RESULTS_DIR / "accuracy_judge.json"
-# Same seed as bench/accuracy_judge.py: the same claims are mis-cited in both benchmarks' draws.
+# Same seed as `bench.accuracy.judge`: the same claims are mis-cited in both benchmarks' draws.
 SEED: Final = 6
 TARGET_MACRO_F1: Final = 0.55
 RUN_TIMEOUT_S: Final = 1500.0
@@ -82,7 +71,7 @@ def judge_alone_from_file(data_sha256: str, model: str | None) -> dict | None:
         return None
     return {
         **stored["judge_on_gold_evidence"],
-        "from": str(JUDGE_RESULT.relative_to(ROOT)),
+        "from": str(JUDGE_RESULT.relative_to(common.REPO_ROOT)),
         "model": stored.get("model"),
         "document_level_offline": stored.get("document_level_offline"),
     }
@@ -154,9 +143,11 @@ def print_trust(result: dict) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--claims", type=Path, default=DATA / "covidCheck_dev_composed+extracted.json"
+        "--claims",
+        type=Path,
+        default=common.CHECKCOVID_DIR / "covidCheck_dev_composed+extracted.json",
     )
-    parser.add_argument("--corpus", type=Path, default=DATA / "corpus.json")
+    parser.add_argument("--corpus", type=Path, default=common.CHECKCOVID_DIR / "corpus.json")
     parser.add_argument("--out", type=Path, default=common.RESULTS_DIR / "accuracy.json")
     parser.add_argument(
         "--work-dir", type=Path, default=None, help="keep the PDFs and service logs here"
@@ -181,7 +172,7 @@ def main() -> int:
     args = parser.parse_args()
     for path in (args.claims, args.corpus):
         if not path.exists():
-            print(f"data not found: {path} (see ../shared/data/SOURCES.md)", file=sys.stderr)
+            print(f"data not found: {path} (see {common.DATA_DIR}/SOURCES.md)", file=sys.stderr)
             return 2
     started = time.perf_counter()
     work_dir = args.work_dir or Path(tempfile.mkdtemp(prefix="citeproof-accuracy-"))
@@ -229,7 +220,7 @@ def main() -> int:
     controls = None
     if not args.no_controls:
         print("judging the same claims in-process (controls for the diagnosis)...", flush=True)
-        from _accuracy_inprocess import judge_controls  # the embedder loads only now
+        from bench.accuracy.inprocess import judge_controls  # the embedder loads only now
 
         controls_started = time.perf_counter()
         controls = judge_controls(
@@ -241,9 +232,8 @@ def main() -> int:
     if judge_alone is None:
         judge_alone = {"macro_f1": None, "from": "not measured (make bench-accuracy-judge)"}
 
-    from _accuracy_documents import source_spec
-    from _accuracy_inprocess import judge_citations_per_cpu_s
-
+    from bench.accuracy.documents import source_spec
+    from bench.accuracy.inprocess import judge_citations_per_cpu_s
     from citeproof.pdfgen.front_matter import front_matter_quotes
 
     # Every quote of every report against the titles/authors/headers the renderer printed.

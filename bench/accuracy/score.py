@@ -23,16 +23,16 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 import msgspec
-from _accuracy_dataset import BenchClaim, ThesisCase
-from _accuracy_documents import source_filename
-from _accuracy_stack import Passage
 from rapidfuzz import fuzz
 
+from bench.accuracy.dataset import BenchClaim, ThesisCase
+from bench.accuracy.documents import source_filename
+from bench.accuracy.stack import Passage
 from citeproof.contracts.judging import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
 from citeproof.judge.metrics_eval import classification_report
 from citeproof.pipeline import NEEDS_REVIEW
 
-# Same order as bench/accuracy_judge.py, so both confusion matrices of the result read alike.
+# Same order as `bench.accuracy.judge`, so both confusion matrices of the result read alike.
 LABELS: Final = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
 FAILURE: Final = "pipeline_failure"
 COLUMNS: Final = (*LABELS, NEEDS_REVIEW, FAILURE)

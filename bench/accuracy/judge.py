@@ -1,8 +1,8 @@
 """Accuracy of the judge alone on Check-COVID dev (the pipeline's part is bench-accuracy's job).
 
-    python bench/accuracy_judge.py \
-        --claims ../shared/data/checkcovid/covidCheck_dev_composed+extracted.json \
-        --corpus ../shared/data/checkcovid/corpus.json
+    python -m bench.accuracy.judge [--claims FILE] [--corpus FILE]
+
+(default: the dev split and corpus under `bench.common.CHECKCOVID_DIR`)
 
 Two measurements, written to bench/results/accuracy_judge.json:
 
@@ -32,6 +32,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
+from bench.common import CHECKCOVID_DIR, RESULTS_DIR
 from citeproof.contracts.judging import (
     CONTRADICTED,
     PARTIALLY_SUPPORTED,
@@ -55,8 +56,6 @@ from citeproof.judge.metrics_eval import classification_report
 from citeproof.judge.settings import load_judge_settings
 from citeproof.pipeline import NEEDS_REVIEW
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "checkcovid"
 LABELS = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
 COLUMNS = (*LABELS, NEEDS_REVIEW)
 BENCH_SEED = 6
@@ -160,12 +159,10 @@ def print_report(title: str, report: dict) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--claims", type=Path, default=DATA / "covidCheck_dev_composed+extracted.json"
+        "--claims", type=Path, default=CHECKCOVID_DIR / "covidCheck_dev_composed+extracted.json"
     )
-    parser.add_argument("--corpus", type=Path, default=DATA / "corpus.json")
-    parser.add_argument(
-        "--out", type=Path, default=ROOT / "bench" / "results" / "accuracy_judge.json"
-    )
+    parser.add_argument("--corpus", type=Path, default=CHECKCOVID_DIR / "corpus.json")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "accuracy_judge.json")
     parser.add_argument("--concurrency", type=int, default=4)
     args = parser.parse_args()
     for path in (args.claims, args.corpus):
