@@ -20,6 +20,7 @@ CHANNELS = (
     pipeline.RETRIEVE_CHANNEL,
     pipeline.JUDGE_CHANNEL,
     pipeline.EVENTS_CHANNEL,
+    pipeline.TOKENS_CHANNEL,
 )
 
 

@@ -16,6 +16,8 @@ from datetime import datetime, timedelta
 
 import asyncpg
 
+from citeproof.pipeline import TOKENS_CHANNEL
+
 TOKEN_PREFIX = "cpt_"
 # 32 random bytes: far beyond guessing range, and short enough to paste.
 TOKEN_RANDOM_BYTES = 32
@@ -100,12 +102,20 @@ async def create_token(
     return token_id, token
 
 
+# Revokes a live token and, in the same statement (so with the same commit), tells every API
+# process to end the token's open progress streams.
+REVOKE_TOKEN_SQL = """
+WITH revoked AS (
+    UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id
+)
+SELECT pg_notify($2, id::text) FROM revoked
+"""
+
+
 async def revoke_token(conn: asyncpg.Connection | asyncpg.Pool, token_id: uuid.UUID) -> bool:
     """True when a live token was revoked (False: unknown or already revoked)."""
-    status: str = await conn.execute(
-        "UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", token_id
-    )
-    return status.endswith(" 1")
+    rows = await conn.fetch(REVOKE_TOKEN_SQL, token_id, TOKENS_CHANNEL)
+    return len(rows) == 1
 
 
 # The live token with this hash and its user; an expired one is reported (not touched), so

@@ -16,6 +16,8 @@ RETRIEVE_CHANNEL: Final = "citeproof_retrieve"
 JUDGE_CHANNEL: Final = "citeproof_judge"
 # Progress of a run (payload: the run id), listened to by the API's progress streams.
 EVENTS_CHANNEL: Final = "citeproof_events"
+# A token was revoked (payload: the token id): the API ends that token's progress streams.
+TOKENS_CHANNEL: Final = "citeproof_tokens"
 
 # --- Stages ----------------------------------------------------------------------------------
 PARSE_STAGE: Final = "parse"

@@ -72,7 +72,7 @@ def create_app(
     db_settings = db_settings or load(DatabaseSettings)
     queue_settings = queue_settings or load(QueueSettings)
     metrics = ApiMetrics()
-    hub = EventHub(resolve_listen_url(db_settings))
+    hub = EventHub(resolve_listen_url(db_settings), settings)
     upload_slots = UploadSlots(settings)
 
     @asynccontextmanager

@@ -21,6 +21,10 @@ DEFAULT_RATE_LIMIT_UPLOADS = 20
 DEFAULT_ACTIVE_JOBS_RETRY_AFTER_S = 30
 DEFAULT_SSE_SLOW_POLL_S = 3.0
 DEFAULT_SSE_MAX_DURATION_S = 3600
+# A browser tab following a run holds one stream; a few tabs per user, a few hundred per process.
+DEFAULT_SSE_MAX_STREAMS = 256
+DEFAULT_SSE_MAX_STREAMS_PER_USER = 8
+DEFAULT_SSE_TOKEN_RECHECK_S = 5.0
 # Upload bodies are spooled to disk while read, so these bound disk, not memory: at most
 # max_concurrent_uploads x max_staged_bytes of spool per process (size the emptyDir for it).
 DEFAULT_MAX_CONCURRENT_UPLOADS = 8
@@ -71,6 +75,18 @@ class ApiSettings(Settings, frozen=True, kw_only=True):
     sse_max_duration_s: Annotated[
         int, doc("A progress stream closes after this long; EventSource reconnects.", ge=1)
     ] = DEFAULT_SSE_MAX_DURATION_S
+    sse_max_streams: Annotated[
+        int,
+        doc("Progress streams one API process keeps open at once, all users (more: 503).", ge=1),
+    ] = DEFAULT_SSE_MAX_STREAMS
+    sse_max_streams_per_user: Annotated[
+        int, doc("Progress streams one user may have open on one API process (more: 429).", ge=1)
+    ] = DEFAULT_SSE_MAX_STREAMS_PER_USER
+    sse_token_recheck_s: Annotated[
+        float,
+        doc("An open progress stream re-checks its token this often and ends once the token "
+            "is revoked or expired (seconds; a revocation also ends it at once).", gt=0),
+    ] = DEFAULT_SSE_TOKEN_RECHECK_S  # fmt: skip
     max_concurrent_uploads: Annotated[
         int,
         doc("Upload bodies one API process reads at a time; others wait for a slot "
@@ -97,6 +113,8 @@ class ApiSettings(Settings, frozen=True, kw_only=True):
         """Refuse combinations that cannot work."""
         if self.max_concurrent_uploads_per_user > self.max_concurrent_uploads:
             raise ValueError("max_concurrent_uploads_per_user cannot exceed max_concurrent_uploads")
+        if self.sse_max_streams_per_user > self.sse_max_streams:
+            raise ValueError("sse_max_streams_per_user cannot exceed sse_max_streams")
         if self.max_file_bytes > self.max_staged_bytes:
             raise ValueError("max_file_bytes cannot exceed max_staged_bytes")
         return self

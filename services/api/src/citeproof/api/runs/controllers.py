@@ -7,6 +7,7 @@ from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
 
 from citeproof.api.deps import CallerDep, Hub, PathId, Pool, Settings, StaleAfter
+from citeproof.api.events import hold_until_closed
 from citeproof.api.pagination import DEFAULT_PAGE_SIZE, PageCursor, PageSize, decode_cursor
 from citeproof.api.runs import services
 from citeproof.api.runs.schemas import (
@@ -75,11 +76,15 @@ class RunController(Controller):
         worker_stale_s: StaleAfter,
         events_hub: Hub,
     ) -> ServerSentEvent:
-        # Refuse unknown/foreign runs with a normal 404 before the stream starts.
+        # Refuse unknown/foreign runs with a normal 404, and a stream over the user's or the
+        # process's share with 429/503, before the stream starts.
         await services.get_run_status(pool, caller.user_id, run_id, worker_stale_s)
+        slot = events_hub.admit(caller.user_id, run_id, caller.token_id)
+        stream = hold_until_closed(
+            slot, lambda sub: progress_events(pool, events_hub, sub, api_settings, worker_stale_s)
+        )
         return ServerSentEvent(
-            progress_events(pool, events_hub, caller.user_id, run_id, api_settings, worker_stale_s),
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            stream, headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         )
 
     @post("/runs/{run_id:uuid}/cancel", status_code=202, summary="Cancel a run")
