@@ -4,6 +4,7 @@ every marker linked to its own entry. Rendered to PDF and DOCX by the thesis ren
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from citeproof.parser.extract import parse_bytes
@@ -122,6 +123,16 @@ def test_pdf_reference_list_is_split_by_layout(style: str, layout: Layout) -> No
 def test_chicago_notes_link_through_their_notes(layout: Layout) -> None:
     style = STYLE_CHICAGO_NOTES
     _check(style, render_thesis_pdf(styled(_content(), style), layout), "thesis.pdf")
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [HANGING_NO_GAP, msgspec.structs.replace(TWO_COLUMNS, note_number_raised=False)],
+    ids=["hanging-raised-numbers", "columns-numbers-on-the-line"],
+)
+def test_notes_at_the_page_foot_carry_the_citations(layout: Layout) -> None:
+    thesis = styled(_content(), STYLE_CHICAGO_FOOTNOTES)
+    _check(STYLE_CHICAGO_FOOTNOTES, render_thesis_pdf(thesis, layout), "thesis.pdf")
 
 
 def test_word_footnotes_carry_the_citations() -> None:

@@ -41,6 +41,8 @@ class FileFacts(msgspec.Struct, frozen=True):
     # footnotes and endnotes (`word_notes`), a PDF thesis's notes at the page foot
     # (`page_notes`). Notes-bibliography theses cite through them.
     notes: dict[int, str] = {}
+    # PDFs: per page, indexes of the lines that are notes at the foot of a column (`page_notes`).
+    page_note_lines: list[list[int]] = []
 
 
 class LineBox(msgspec.Struct, frozen=True):

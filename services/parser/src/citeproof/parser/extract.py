@@ -30,6 +30,7 @@ from citeproof.parser.metadata import (
     extract_metadata,
     file_title_and_authors,
 )
+from citeproof.parser.page_notes import collect_notes
 from citeproof.parser.pdf import extract_pdf_pages
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.sniff import DOCX, PDF, detect_format, mismatch_note
@@ -48,10 +49,22 @@ class ParsedDocument(msgspec.Struct, frozen=True):
     analysis: ThesisAnalysis | None = None
 
 
-def _pdf_blocks(data: bytes, settings: ParserSettings) -> tuple[list[Block], int, FileFacts]:
+def _pdf_blocks(
+    data: bytes, settings: ParserSettings, thesis: bool = False
+) -> tuple[list[Block], int, FileFacts]:
     pages, top_boxes, facts = extract_pdf_pages(
         data, settings.max_pages, settings.min_chars_per_page
     )
+    if thesis and any(facts.page_note_lines):
+        # A thesis's notes at the page foot are its notes, not body text: blanked (so that a
+        # sentence the notes cut is whole again) and handed to the thesis analysis. A source
+        # keeps them: they may be evidence.
+        notes = collect_notes(pages, facts.page_note_lines)
+        pages = [
+            ["" if index in set(note_lines) else line for index, line in enumerate(lines)]
+            for lines, note_lines in zip(pages, facts.page_note_lines, strict=True)
+        ]
+        facts = msgspec.structs.replace(facts, notes=notes)
     rules = FrontMatterRules(*file_title_and_authors(facts))
     if settings.pdf_engine == "unstructured":
         from citeproof.parser.unstructured_io import partition_pdf_blocks
@@ -97,7 +110,7 @@ def parse_bytes(
     notes = [note for note in [mismatch_note(filename, declared_type, detected)] if note]
     facts: FileFacts | None = None
     if detected == PDF:
-        blocks, pages, facts = _pdf_blocks(data, settings)
+        blocks, pages, facts = _pdf_blocks(data, settings, thesis=kind == "thesis")
     else:
         from citeproof.parser.unstructured_io import partition
 

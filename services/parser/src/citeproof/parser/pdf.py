@@ -18,6 +18,7 @@ from citeproof.parser.errors import (
     TOO_MANY_PAGES,
     ParseFailure,
 )
+from citeproof.parser.page_notes import body_size, footnote_lines
 from citeproof.parser.reference_layout import reference_entry_starts
 from citeproof.parser.superscripts import with_superscripts
 from citeproof.parser.thesis.sections import is_reference_heading
@@ -132,6 +133,15 @@ def _is_reference_page(lines: list[str], after_heading: bool) -> bool:
     return after_heading or any(is_reference_heading(line.strip()) for line in lines)
 
 
+def _before_reference_heading(
+    lines: list[str], boxes: list[LineBox | None]
+) -> list[LineBox | None]:
+    for index, line in enumerate(lines[: len(boxes)]):
+        if is_reference_heading(line.strip()):
+            return boxes[:index]
+    return boxes
+
+
 def _metadata(document: pdfium.PdfDocument) -> dict[str, str]:
     try:
         info = document.get_metadata_dict(skip_empty=True)
@@ -159,6 +169,7 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
         # Every line's box, measured only from the first page with a reference heading on (the
         # reference list's layout is read from them; the body does not need them).
         all_boxes: list[list[LineBox | None]] = []
+        body_boxes: list[list[LineBox | None]] = []
         widths: list[float] = []
         in_references = False
         first_lines: list[tuple[str, float]] = []
@@ -172,13 +183,14 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
                     first_lines = _first_page_lines(textpage)
                 text = _clean(with_superscripts(textpage, raw))
                 lines = _LINE_BREAK.split(text)
+                # Notes at the page foot are looked for up to the page the reference list
+                # starts on (the body may end there), never inside the list.
+                body_boxes_wanted = not in_references
                 in_references = _is_reference_page(lines, in_references)
-                if in_references:
-                    all_boxes.append(_line_boxes(textpage, raw))
-                    top_boxes.append(all_boxes[-1][:TOP_LINES_MEASURED])
-                else:
-                    all_boxes.append([])
-                    top_boxes.append(_line_boxes(textpage, raw, TOP_LINES_MEASURED))
+                page_boxes = _line_boxes(textpage, raw)
+                top_boxes.append(page_boxes[:TOP_LINES_MEASURED])
+                all_boxes.append(page_boxes if in_references else [])
+                body_boxes.append(page_boxes if body_boxes_wanted else [])
                 widths.append(page.get_width())
             except pdfium.PdfiumError as exc:
                 raise ParseFailure(
@@ -192,10 +204,29 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
                 "The PDF has no text layer (it looks scanned or consists of images); run OCR on "
                 "it (e.g. ocrmypdf) and upload the result.",
             )
+        # The body's size, from the lines above the reference heading only (on a short thesis
+        # the list and the notes would outnumber the body lines).
+        body = body_size(
+            [
+                _before_reference_heading(lines, boxes)
+                for lines, boxes in zip(pages, body_boxes, strict=True)
+            ]
+        )
+        note_lines = [
+            footnote_lines(lines, boxes, body) if body else []
+            for lines, boxes in zip(pages, body_boxes, strict=True)
+        ]
+        # The reference list's layout is read without the notes at the foot of its first page
+        # (set at the margin, they would pass for entry starts).
+        list_boxes = [
+            [None if index in set(notes) else box for index, box in enumerate(boxes)]
+            for boxes, notes in zip(all_boxes, note_lines, strict=True)
+        ]
         facts = FileFacts(
             info=_metadata(document),
             first_page_lines=first_lines,
-            reference_entry_starts=reference_entry_starts(pages, all_boxes, widths),
+            reference_entry_starts=reference_entry_starts(pages, list_boxes, widths),
+            page_note_lines=note_lines,
         )
         return pages, top_boxes, facts
     finally:
