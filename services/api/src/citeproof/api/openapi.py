@@ -16,7 +16,8 @@ REPORT_PATH = "/v1/runs/{run_id}/report"
 EVENTS_PATH = "/v1/runs/{run_id}/events"
 REPORT_TEXT_FORMATS = ("text/markdown", "text/html")
 EVENT_STREAM = "text/event-stream"
-# progress and done carry the run status; error (the run vanished) carries the error body.
+# progress and done carry the run status; error (the run vanished, or the token was revoked or
+# expired while the stream was open) carries the error body.
 STREAM_EVENTS = ("progress", "done", "error")
 
 

@@ -7,6 +7,7 @@ from litestar.params import JSONBody
 from litestar.response import ServerSentEvent
 
 from citeproof.api.deps import CallerDep, Hub, PathId, Pool, Settings, StaleAfter
+from citeproof.api.errors import OPT_EXTRA_ERROR_STATUSES
 from citeproof.api.events import hold_until_closed
 from citeproof.api.pagination import DEFAULT_PAGE_SIZE, PageCursor, PageSize, decode_cursor
 from citeproof.api.runs import services
@@ -65,7 +66,7 @@ class RunController(Controller):
         "/runs/{run_id:uuid}/events",
         summary="Server-sent events: `progress` (run status JSON) and `done`",
         description="Also accepts `?token=` because EventSource cannot send headers.",
-        opt={OPT_TOKEN_IN_QUERY: True},
+        opt={OPT_TOKEN_IN_QUERY: True, OPT_EXTRA_ERROR_STATUSES: (503,)},
     )
     async def run_events(
         self,
