@@ -69,3 +69,18 @@ def test_no_service_sets_citeproof_variables_in_its_environment() -> None:
             ):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not offenders
+
+
+def test_every_worker_service_builds_from_the_environment_alone() -> None:
+    """What `run_service` does at boot: no argument, settings from the environment."""
+    judge = JudgeService()
+    assert [stage.name for stage in judge.stages()] == ["judge"]
+    assert judge.on_terminal is not None
+    retriever = RetrieverService()
+    assert [stage.name for stage in retriever.stages()] == ["plan", "retrieve"]
+    parser = ParseService()
+    try:
+        assert [stage.name for stage in parser.stages()] == ["parse"]
+        assert [job.name for job in parser.periodic()] == ["staged_bytes_ttl"]
+    finally:
+        parser.close()

@@ -94,7 +94,9 @@ class JudgeService(WorkerService):
         self.backend = backend or build_backend(load_judge_settings())
         # A task that can never be judged must not hold its run back.
         self.on_terminal = failure_verdict_hook(
-            "The judge failed on this citation", backend=backend.name, model=backend.model
+            "The judge failed on this citation",
+            backend=self.backend.name,
+            model=self.backend.model,
         )
 
     def stages(self) -> list[Stage]:
