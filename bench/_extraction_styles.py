@@ -21,11 +21,18 @@ path (`parse_bytes(kind="thesis")`) and scored against the key the renderer wrot
 
 Each style and format is rendered under LAYOUTS_PER_RENDERING random layouts; counts are summed
 over them, so one lucky layout cannot hide a failing one.
+
+Where LibreOffice is installed (`make libreoffice-deps`; `soffice` on the PATH), each DOCX
+rendering is also converted to PDF by it (`soffice --headless --convert-to pdf`) and parsed as a
+PDF: the rows "<style>/docx-libreoffice". Without it those rows are skipped with a printed note.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -53,6 +60,10 @@ CHECKCOVID = common.CHECKCOVID_DIR
 TRAIN_CLAIMS = "covidCheck_train_composed+extracted.json"
 CORPUS = "corpus.json"
 FORMATS = ("pdf", "docx")
+# The DOCX rendering converted to PDF by LibreOffice, parsed as that PDF.
+LIBREOFFICE = "docx-libreoffice"
+# Seconds one conversion may take (a first start sets up the profile).
+SOFFICE_TIMEOUT = 300
 # Random layouts rendered per style and format (the judge sees the first one's claims).
 LAYOUTS_PER_RENDERING = 3
 # fuzz.ratio (0-100) between normalised entry texts that still counts as the same entry.
@@ -79,7 +90,51 @@ def layout_for(style: str, fmt: str, number: int = 0) -> Layout:
 
 
 def render(thesis: StyledThesis, fmt: str, layout: Layout) -> bytes:
+    if fmt == LIBREOFFICE:
+        return libreoffice_pdf(render_thesis_docx(thesis, layout))
     return render_thesis_pdf(thesis, layout) if fmt == "pdf" else render_thesis_docx(thesis, layout)
+
+
+def soffice() -> str | None:
+    return shutil.which("soffice")
+
+
+def libreoffice_pdf(docx: bytes) -> bytes:
+    """``docx`` converted to PDF by headless LibreOffice (a throwaway profile, so that a user's
+    own LibreOffice settings do not change the layout)."""
+    program = soffice()
+    if program is None:
+        raise RuntimeError("soffice not found: run `make libreoffice-deps`")
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "thesis.docx"
+        source.write_bytes(docx)
+        subprocess.run(
+            [
+                program,
+                f"-env:UserInstallation=file://{folder}/profile",
+                "--headless",
+                "--convert-to",
+                "pdf",
+                "--outdir",
+                folder,
+                str(source),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=SOFFICE_TIMEOUT,
+        )
+        return (Path(folder) / "thesis.pdf").read_bytes()
+
+
+def formats() -> tuple[str, ...]:
+    """The formats of the matrix: LibreOffice's PDF of the DOCX only where it is installed."""
+    if soffice() is None:
+        print(
+            "soffice not found: the style matrix's docx-libreoffice rows are skipped "
+            "(`make libreoffice-deps` installs LibreOffice)"
+        )
+        return FORMATS
+    return (*FORMATS, LIBREOFFICE)
 
 
 def _normalised_with_map(text: str) -> tuple[str, list[int]]:
@@ -309,18 +364,21 @@ def run_matrix(layouts: int = LAYOUTS_PER_RENDERING, judge: bool = True) -> dict
     judged = _Judge(load_corpus()) if judge else None
     results: dict[str, dict] = {}
     labels_of: dict[str, dict[tuple[int, str], str]] = {}
+    matrix_formats = formats()
     for style in STYLES:
         thesis = styled(content, style)
-        for fmt in FORMATS:
+        for fmt in matrix_formats:
             started = time.perf_counter()
             totals: dict[str, int] = {}
             labels: dict[tuple[int, str], str] = {}
             used: list[dict] = []
             for number in range(layouts):
-                layout = layout_for(style, fmt, number)
+                # LibreOffice converts the DOCX renderings: the same layouts as theirs.
+                layout = layout_for(style, "docx" if fmt == LIBREOFFICE else fmt, number)
                 used.append(msgspec.to_builtins(layout))
                 data = render(thesis, fmt, layout)
-                parsed = parse_bytes(data, f"thesis.{fmt}", None, settings, kind="thesis")
+                name = "thesis.docx" if fmt == "docx" else "thesis.pdf"
+                parsed = parse_bytes(data, name, None, settings, kind="thesis")
                 assert parsed.analysis is not None
                 scored = score(thesis, parsed.analysis, parsed.text)
                 for key, value in scored.counts.items():
