@@ -283,10 +283,40 @@ async def test_json_report(pool, db_settings):
             # How the reference was linked to the source, and how sure (seeded by the test).
             "link_method": "test",
             "link_score": 0.9,
+            "shared_with": [],
         }
         assert first["verdict"]["label"] == "supported"
         assert first["verdict"]["quote_page"] == 3 and first["verdict"]["model"] == "m1"
         assert missing["source"] is None and missing["verdict"]["label"] == "source_missing"
+
+
+async def test_a_source_linked_to_several_references_is_flagged_in_every_format(pool, db_settings):
+    alice = await new_user(pool)
+    async with api_client(db_settings) as client:
+        ids = await thesis_with_sources(client, alice)
+        run_id = await start_run(client, alice, ids)
+        await seed_results(pool, run_id, ids)
+        # An override points reference 3 at Smith's source too (explicit links may share it).
+        await pool.execute(
+            "UPDATE run_reference_links SET document_id = $2, method = 'explicit' "
+            'WHERE run_id = $1 AND reference_id = (SELECT id FROM "references" '
+            "WHERE document_id = $3 AND label = '3')",
+            uuid.UUID(run_id),
+            uuid.UUID(ids["smith_id"]),
+            uuid.UUID(ids["thesis_id"]),
+        )
+        report = (await client.get(f"/v1/runs/{run_id}/report", headers=alice.headers)).json()
+        shared = {
+            c["reference"]["label"]: c["source"]["shared_with"]
+            for c in report["citations"]
+            if c["source"]
+        }
+        assert shared == {"1": ["3"], "2": [], "3": ["1"]}
+        base = f"/v1/runs/{run_id}/report"
+        markdown = (await client.get(f"{base}?format=markdown", headers=alice.headers)).text
+        assert "also linked to 3" in markdown and "also linked to 1" in markdown
+        html = (await client.get(f"{base}?format=html", headers=alice.headers)).text
+        assert "also linked to 3" in html and "also linked to 1" in html
 
 
 async def test_markdown_and_html_reports_escape_everything(pool, db_settings):

@@ -50,7 +50,10 @@ def _where(c: ReportCitation) -> str:
 def _linked_by(c: ReportCitation) -> str:
     if c.source is None or not c.source.link_method:
         return ""
-    return f" (linked by {c.source.link_method}, {c.source.link_score or 0:.2f})"
+    linked = f" (linked by {c.source.link_method}, {c.source.link_score or 0:.2f})"
+    if c.source.shared_with:
+        linked += f"; also linked to {', '.join(c.source.shared_with)}"
+    return linked
 
 
 def render_markdown(report: Report) -> str:

@@ -38,6 +38,10 @@ class ReportSource(msgspec.Struct, frozen=True):
     # user's library: "library:key+attachment", "library:doi+doi", ...) and how sure (0..1).
     link_method: str | None = None
     link_score: float | None = None
+    # Labels of the other references of this run linked to the same source. Only explicit
+    # links (an override, a library attachment) can share a source; a source that stands for
+    # several references deserves a look, so every format shows them.
+    shared_with: list[str] = []
 
 
 class ReportVerdict(msgspec.Struct, frozen=True):

@@ -25,6 +25,10 @@ SELECT c.id AS citation_id, c.ordinal, c.marker_text, c.claim_text, c.context_te
        rf.title AS ref_title,
        sd.id AS source_id, sd.title AS source_title, sd.filename AS source_filename,
        l.method AS link_method, l.score AS link_score, c.source_file, c.source_line,
+       (SELECT coalesce(array_agg(DISTINCT orf.label ORDER BY orf.label), '{}')
+        FROM run_reference_links ol JOIN "references" orf ON orf.id = ol.reference_id
+        WHERE ol.run_id = $1 AND ol.document_id = l.document_id
+          AND ol.reference_id <> l.reference_id) AS shared_with,
        v.label, v.confidence, v.rationale, v.quote, v.quote_page, v.backend, v.model,
        v.downgrade_reason,
        (SELECT coalesce(json_agg(json_build_object('label', cr.label, 'raw', cr.raw,
@@ -61,6 +65,7 @@ def _citation(row: asyncpg.Record) -> ReportCitation:
             filename=row["source_filename"],
             link_method=row["link_method"],
             link_score=round(float(row["link_score"]), 3),
+            shared_with=list(row["shared_with"]),
         )
     verdict = None
     if row["label"] is not None:
