@@ -91,7 +91,9 @@ class ApiClient:
 
     def set_open_access(self, enabled: bool) -> dict:
         """The account's open-access lookup switch; returns the account as the API shows it."""
-        return _checked(self._http.patch("/v1/me", json={"open_access_lookup": enabled}))
+        return _checked(
+            self._http.patch("/v1/me/preferences", json={"open_access_lookup": enabled})
+        )
 
     def create_session(self, name: str) -> str:
         return _checked(self._http.post("/v1/sessions", json={"name": name}))["id"]

@@ -24,6 +24,8 @@ LINK_AUTHORS_YEAR: Final = "authors_year"
 LINK_EXPLICIT: Final = "explicit"
 # The uploaded file is one the user's reference manager attached to the entry.
 LINK_ATTACHMENT: Final = "attachment"
+# A PDF the optional open-access lookup fetched for the reference's DOI.
+LINK_OPEN_ACCESS: Final = "open_access"
 LINK_NONE: Final = "none"
 
 

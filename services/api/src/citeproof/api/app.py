@@ -29,6 +29,7 @@ from citeproof.api.security import authentication_guard, provide_caller, rate_li
 from citeproof.api.sessions.controllers import SessionController
 from citeproof.api.settings import ApiSettings
 from citeproof.api.system.controllers import STATIC_DIR, MeController, SystemController
+from citeproof.api.system.preferences import PreferencesController
 from citeproof.db.pool import create_pool, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.queue import QueueSettings
@@ -95,6 +96,7 @@ def create_app(
         route_handlers=[
             SystemController,
             MeController,
+            PreferencesController,
             SessionController,
             DocumentController,
             RunController,

@@ -17,7 +17,13 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
-from citeproof.contracts.thesis import LINK_EXPLICIT, LinkResult, Reference, SourceMeta
+from citeproof.contracts.thesis import (
+    LINK_EXPLICIT,
+    LINK_OPEN_ACCESS,
+    LinkResult,
+    Reference,
+    SourceMeta,
+)
 from citeproof.linking import assign_sources
 from citeproof.linking.library import with_source
 from citeproof.pipeline import (
@@ -34,6 +40,15 @@ from citeproof.retriever.library import (
     WEAK_MATCH_RATIONALE,
     library_decisions,
     load_library,
+)
+from citeproof.retriever.open_access import (
+    OpenAccessClient,
+    OpenAccessResult,
+    annotate_missing,
+    fetched_documents,
+    find_open_access,
+    opted_in,
+    wanted_references,
 )
 from citeproof.retriever.query import strip_markers, word_count
 from citeproof.retriever.settings import RetrieverSettings
@@ -186,11 +201,13 @@ def decide(
     overrides: dict[str, UUID | None],
     settings: RetrieverSettings,
     library: list[Reference] | None = None,
+    fetched: OpenAccessResult | None = None,
 ) -> Plan:
     """Link every reference, then give every citation a task or a pipeline verdict.
 
     Precedence: the user's overrides, then the session's library (keys, attachments; a weak
-    library match is reference_missing with its candidates), then the heuristic linker."""
+    library match is reference_missing with its candidates), then a PDF the open-access lookup
+    fetched for the reference's DOI, then the heuristic linker."""
     sources = [
         source_meta_from_row(d)
         for d in documents.values()
@@ -212,6 +229,14 @@ def decide(
         if row["label"] in overrides:
             links[row["id"]] = LinkResult(
                 document_id=overrides[row["label"]], score=1.0, method=LINK_EXPLICIT
+            )
+        elif (
+            fetched is not None
+            and fetched.links.get(row["id"]) in documents
+            and (decision is None or decision.heuristic is not None)
+        ):
+            links[row["id"]] = LinkResult(
+                document_id=fetched.links[row["id"]], score=1.0, method=LINK_OPEN_ACCESS
             )
         elif decision is not None and decision.heuristic is not None:
             heuristic.append((row["id"], decision.heuristic))
@@ -263,6 +288,8 @@ def decide(
             verdicts.append((c["id"], NOT_CHECKABLE, RATIONALE["no_claim"]))
         else:
             tasks.append((c["id"], document["id"]))
+    if fetched is not None:
+        verdicts = annotate_missing(verdicts, citations, fetched)
     return Plan(
         links=[(ref, link.document_id, link.score, link.method) for ref, link in links.items()],
         tasks=tasks,
@@ -294,6 +321,8 @@ class Planner:
 
     def __init__(self, settings: RetrieverSettings) -> None:
         self.settings = settings
+        # The optional open-access lookup (ADR 0020): a client only where the server enables it.
+        self.open_access = OpenAccessClient(settings) if settings.open_access_enabled else None
 
     async def __call__(self, ctx: TaskContext) -> None:
         run = ctx.row
@@ -331,6 +360,17 @@ class Planner:
         }
         library = await load_library(ctx.pool, documents, reference_from_row)
         plan = decide(references, citations, documents, overrides, self.settings, library)
+        if self.open_access is not None:
+            fetched = await self._open_access(ctx, references, citations, plan, library, overrides)
+            if fetched is None:
+                return  # snoozed until the fetched PDFs are parsed
+            if fetched.links or fetched.notes:
+                documents.update(await _load_documents(
+                    ctx.pool, list(fetched.links.values()), run["user_id"], self.FIRST_PAGE_CHARS
+                ))  # fmt: skip
+                plan = decide(
+                    references, citations, documents, overrides, self.settings, library, fetched
+                )
         if plan.tasks:
             status, message = "retrieving", None
         elif plan.citations_total:
@@ -344,6 +384,36 @@ class Planner:
             tasks=len(plan.tasks),
             **{f"verdicts_{label}": n for label, n in plan.counts.items()},
         )
+
+    async def _open_access(
+        self,
+        ctx: TaskContext,
+        references: list[asyncpg.Record],
+        citations: list[asyncpg.Record],
+        plan: Plan,
+        library: list[Reference],
+        overrides: dict[str, UUID | None],
+    ) -> OpenAccessResult | None:
+        """Look up the references left without a PDF; None when the run must wait for fetched
+        PDFs to be parsed (it has been snoozed)."""
+        assert self.open_access is not None
+        user_id = ctx.row["user_id"]
+        if not await opted_in(ctx.pool, user_id):
+            return OpenAccessResult()
+        linked = [document for _, document, _, _ in plan.links if document is not None]
+        wanted = wanted_references(
+            references, citations, plan.links, plan.verdicts,
+            await fetched_documents(ctx.pool, user_id, linked), library, overrides,
+            reference_from_row,
+        )  # fmt: skip
+        if not wanted:
+            return OpenAccessResult()
+        fetched = await find_open_access(ctx.pool, self.open_access, ctx.row, wanted)
+        if fetched.pending:
+            ctx.log.info("plan.waiting_for_open_access", pending=len(fetched.pending))
+            await ctx.snooze(self.settings.plan_snooze_s)
+            return None
+        return fetched
 
     async def on_terminal(
         self, conn: asyncpg.Connection, row: asyncpg.Record, outcome: TerminalOutcome

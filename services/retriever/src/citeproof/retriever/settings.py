@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from citeproof.settings import Settings, doc
+from citeproof.settings import Settings, SettingsError, doc
 
 # Chunk candidates from each method before fusion: a source has tens to hundreds of chunks,
 # and the evidence comes from the top few, so deeper lists only add noise to the fusion.
@@ -34,6 +34,16 @@ DEFAULT_PLAN_SNOOZE_S = 30.0
 # Approximate memory the per-process document-index LRU may use.
 DEFAULT_CACHE_BUDGET_MB = 512
 DEFAULT_CACHE_TTL_S = 24 * 3600
+# Open-access lookup (off unless enabled here AND switched on by the user; ADR 0020).
+DEFAULT_OPEN_ACCESS_BASE_URL = "https://api.openalex.org"
+# OpenAlex asks polite-pool clients for at most 10 requests/s; half of it leaves room for others
+# sharing the address. Per retriever process.
+DEFAULT_OPEN_ACCESS_REQUESTS_PER_S = 5.0
+DEFAULT_OPEN_ACCESS_TIMEOUT_S = 20.0
+# A thesis cites tens of works; a run never starts more lookups than this.
+DEFAULT_OPEN_ACCESS_MAX_PER_RUN = 100
+# Open-access status changes slowly (embargoes end): answers are re-asked after 30 days.
+DEFAULT_OPEN_ACCESS_CACHE_TTL_S = 30 * 24 * 3600.0
 
 
 class RetrieverSettings(Settings, frozen=True, kw_only=True):
@@ -98,3 +108,52 @@ class RetrieverSettings(Settings, frozen=True, kw_only=True):
     cache_ttl_s: Annotated[
         float, doc("A cached document index is rebuilt after this long.", gt=0)
     ] = DEFAULT_CACHE_TTL_S
+    open_access_enabled: Annotated[
+        bool,
+        doc("Look up open-access PDFs for cited references with a DOI and no uploaded PDF, "
+            "for users who switched it on (`PATCH /v1/me/preferences`); a fetched PDF is "
+            "parsed like an upload."),
+    ] = False  # fmt: skip
+    open_access_api: Annotated[
+        Literal["openalex", "unpaywall"],
+        doc("The lookup API's dialect: OpenAlex `GET {base}/works/doi:{doi}?mailto=` or "
+            "Unpaywall `GET {base}/v2/{doi}?email=`."),
+    ] = "openalex"  # fmt: skip
+    open_access_base_url: Annotated[
+        str, doc("Base URL of the OpenAlex- or Unpaywall-compatible API.")
+    ] = DEFAULT_OPEN_ACCESS_BASE_URL
+    open_access_email: Annotated[
+        str,
+        doc("Contact e-mail sent with every lookup (OpenAlex's polite pool; Unpaywall "
+            "requires it)."),
+    ] = ""  # fmt: skip
+    open_access_requests_per_s: Annotated[
+        float, doc("Most lookup and download requests per second, per retriever process.", gt=0)
+    ] = DEFAULT_OPEN_ACCESS_REQUESTS_PER_S
+    open_access_timeout_s: Annotated[float, doc("Timeout of one lookup or PDF download.", gt=0)] = (
+        DEFAULT_OPEN_ACCESS_TIMEOUT_S
+    )
+    open_access_max_per_run: Annotated[int, doc("Most DOIs one run looks up.", ge=1)] = (
+        DEFAULT_OPEN_ACCESS_MAX_PER_RUN
+    )
+    open_access_cache_ttl_s: Annotated[
+        float, doc("A DOI's cached answer (PDF URL or none) is asked again after this long.", gt=0)
+    ] = DEFAULT_OPEN_ACCESS_CACHE_TTL_S
+    open_access_allow_private_hosts: Annotated[
+        bool,
+        doc("Download PDFs from loopback and private addresses too (tests and intranet "
+            "mirrors; off, a PDF URL from the API may not point into the server's network)."),
+    ] = False  # fmt: skip
+
+    def validate(self) -> RetrieverSettings:
+        """Refuse settings that cannot work together (called at start-up)."""
+        if (
+            self.open_access_enabled
+            and self.open_access_api == "unpaywall"
+            and not (self.open_access_email)
+        ):
+            raise SettingsError(
+                "CITEPROOF_RETRIEVER_OPEN_ACCESS_EMAIL must be set: Unpaywall requires an e-mail "
+                "with every request"
+            )
+        return self
