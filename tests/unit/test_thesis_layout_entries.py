@@ -4,6 +4,8 @@ every marker linked to its own entry. Rendered to PDF and DOCX by the thesis ren
 
 from __future__ import annotations
 
+import shutil
+
 import msgspec
 import pytest
 
@@ -133,6 +135,15 @@ def test_chicago_notes_link_through_their_notes(layout: Layout) -> None:
 def test_notes_at_the_page_foot_carry_the_citations(layout: Layout) -> None:
     thesis = styled(_content(), STYLE_CHICAGO_FOOTNOTES)
     _check(STYLE_CHICAGO_FOOTNOTES, render_thesis_pdf(thesis, layout), "thesis.pdf")
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
+def test_word_footnotes_converted_to_pdf_by_libreoffice_carry_the_citations() -> None:
+    from bench._extraction_styles import libreoffice_pdf
+
+    thesis = styled(_content(), STYLE_CHICAGO_FOOTNOTES)
+    data = libreoffice_pdf(render_thesis_docx(thesis, HANGING_NO_GAP))
+    _check(STYLE_CHICAGO_FOOTNOTES, data, "thesis.pdf")
 
 
 def test_word_footnotes_carry_the_citations() -> None:

@@ -78,6 +78,34 @@ def _first_page_lines(textpage: pdfium.PdfTextPage) -> list[tuple[str, float]]:
     return [(text, round(size, 1)) for text, size in lines if text]
 
 
+# A line-end hyphen pdfium removed joins two lines; when the text after it starts this many of
+# the line's heights lower, it is no continuation but the next block (a footnote below the
+# column's last line, "... pro-" + "1 Chidi Schmidt, ..."): the lines are kept apart.
+HYPHEN_JUMP_LINES = 1.5
+
+
+def _unjoin_hyphen_jumps(textpage: pdfium.PdfTextPage, raw: str) -> str:
+    """``raw`` with a line break for each removed hyphen that joined text far apart on the page
+    (one character for one, so text indexes stay the character indexes they were)."""
+    if "\ufffe" not in raw:
+        return raw
+    chars = list(raw)
+    for position, char in enumerate(raw):
+        if char != "\ufffe" or position == 0 or position + 1 >= len(raw):
+            continue
+        boxes = []
+        for text_index in (position - 1, position + 1):
+            char_index = pdfium_c.FPDFText_GetCharIndexFromTextIndex(textpage.raw, text_index)
+            boxes.append(_char_box(textpage, char_index) if char_index >= 0 else None)
+        before, after = boxes
+        if before is None or after is None:
+            continue
+        height = before[0] - before[1]
+        if height > 0 and after[0] < before[1] - HYPHEN_JUMP_LINES * height:
+            chars[position] = "\n"
+    return "".join(chars)
+
+
 def _char_box(textpage: pdfium.PdfTextPage, char_index: int) -> tuple[float, float, float] | None:
     """(top, bottom, left) of one character's loose box (the font's ascent/descent box)."""
     rect = pdfium_c.FS_RECTF()
@@ -178,7 +206,7 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
             try:
                 page = document[index]
                 textpage = page.get_textpage()
-                raw = textpage.get_text_range()
+                raw = _unjoin_hyphen_jumps(textpage, textpage.get_text_range())
                 if index == 0:
                     first_lines = _first_page_lines(textpage)
                 text = _clean(with_superscripts(textpage, raw))
