@@ -9,10 +9,12 @@ PIP := $(PY) -m pip
 # Without this pin pip resolves torch to multi-GB CUDA builds; every install carries it.
 TORCH_PIN := torch==2.13.0
 CONSTRAINTS := requirements/constraints.txt
-PACKAGES := -e shared[embedded] -e services/api -e services/parser -e services/retriever -e services/judge
+# devkit/ (citeproof.devkit) is developer and benchmark tooling: installed here, never into an image.
+PACKAGES := -e shared[embedded] -e services/api -e services/parser -e services/retriever \
+	-e services/judge -e devkit
 SETUP_STAMP := $(VENV)/.setup-stamp
 SETUP_INPUTS := $(CONSTRAINTS) requirements/dev.txt requirements/parser-extra.txt \
-	shared/pyproject.toml $(wildcard services/*/pyproject.toml)
+	shared/pyproject.toml devkit/pyproject.toml $(wildcard services/*/pyproject.toml)
 
 # The real data (papers, Check-COVID, ...) is read in place, never copied into the repository;
 # every benchmark finds it through this one variable (bench/common.py reads the export).

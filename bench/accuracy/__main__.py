@@ -47,7 +47,7 @@ from bench.accuracy.dataset import (
 from bench.accuracy.documents import DOI_SHARE, render_benchmark
 from bench.accuracy.score import LABELS, baselines, diagnose, match_report, score
 from bench.accuracy.stack import StackOutcome, run_through_stack
-from citeproof.judge.checkcovid import files_sha256, load_claims, load_corpus
+from citeproof.devkit.checkcovid import files_sha256, load_claims, load_corpus
 
 JUDGE_RESULT = common.RESULTS_DIR / "accuracy_judge.json"
 # Same seed as `bench.accuracy.judge`: the same claims are mis-cited in both benchmarks' draws.

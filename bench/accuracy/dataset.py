@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from citeproof.contracts.judging import UNSUPPORTED
-from citeproof.judge.checkcovid import LABEL_OF, Abstract, ClaimRow, unique_claim_pairs
+from citeproof.devkit.checkcovid import LABEL_OF, Abstract, ClaimRow, unique_claim_pairs
 
 # Share of the claims that cite a wrong abstract (expected verdict: unsupported).
 MISCITE_SHARE: Final = 1 / 3

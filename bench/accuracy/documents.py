@@ -21,7 +21,7 @@ from typing import Final
 import msgspec
 
 from bench.accuracy.dataset import BenchClaim, ThesisCase
-from citeproof.judge.checkcovid import Abstract
+from citeproof.devkit.checkcovid import Abstract
 from citeproof.pdfgen import DocumentSpec, Reference, Section, render_pdf
 
 # Share of the references that print a (synthetic, test-prefix) DOI.

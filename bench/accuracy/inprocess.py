@@ -2,7 +2,7 @@
 controls that tell where the whole pipeline loses accuracy.
 
 * ``simulated_retrieval``: the top passages of the cited abstract by dense similarity, chunked as
-  ``citeproof.judge.checkcovid`` simulates it (the judge engineer's offline document level).
+  ``citeproof.devkit.checkcovid`` simulates it (the judge engineer's offline document level).
 * ``gold_sentences``: own-abstract claims see exactly their gold evidence sentences; mis-cited
   claims keep their simulated-retrieval verdict (they have no gold evidence). The ceiling of
   perfect retrieval.
@@ -29,15 +29,15 @@ from citeproof.contracts.judging import (
     Passage,
     Verdict,
 )
-from citeproof.judge.backend import build_backend
-from citeproof.judge.checkcovid import (
+from citeproof.devkit.checkcovid import (
     Abstract,
     ClaimRow,
     Example,
     evidence_examples,
     retrieved_passages,
 )
-from citeproof.judge.embedding import CachedEmbedder, embed_texts
+from citeproof.devkit.minilm import CachedEmbedder, embed_texts
+from citeproof.judge.backend import build_backend
 from citeproof.judge.settings import load_judge_settings
 from citeproof.pipeline import NEEDS_REVIEW
 

@@ -42,8 +42,7 @@ from citeproof.contracts.judging import (
     JudgeRequest,
     Verdict,
 )
-from citeproof.judge.backend import build_backend
-from citeproof.judge.checkcovid import (
+from citeproof.devkit.checkcovid import (
     Example,
     document_examples,
     evidence_examples,
@@ -51,8 +50,9 @@ from citeproof.judge.checkcovid import (
     load_claims,
     load_corpus,
 )
-from citeproof.judge.embedding import CachedEmbedder, embed_texts
-from citeproof.judge.metrics_eval import classification_report
+from citeproof.devkit.evaluation import classification_report
+from citeproof.devkit.minilm import CachedEmbedder, embed_texts
+from citeproof.judge.backend import build_backend
 from citeproof.judge.settings import load_judge_settings
 from citeproof.pipeline import NEEDS_REVIEW
 

@@ -29,7 +29,7 @@ from bench.accuracy.dataset import BenchClaim, ThesisCase
 from bench.accuracy.documents import source_filename
 from bench.accuracy.stack import Passage
 from citeproof.contracts.judging import CONTRADICTED, PARTIALLY_SUPPORTED, SUPPORTED, UNSUPPORTED
-from citeproof.judge.metrics_eval import classification_report
+from citeproof.devkit.evaluation import classification_report
 from citeproof.pipeline import NEEDS_REVIEW
 
 # Same order as `bench.accuracy.judge`, so both confusion matrices of the result read alike.

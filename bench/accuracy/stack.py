@@ -20,9 +20,9 @@ import httpx
 import msgspec
 
 from bench import common
-from citeproof import journey  # the user's HTTP journey, shared with the e2e tests
 from citeproof.auth import create_token, create_user
 from citeproof.db.migrate import apply_migrations
+from citeproof.devkit import journey  # the user's HTTP journey, shared with the e2e tests
 from citeproof.devstack import DevStack
 
 # Files per upload request (the API's default cap is 100).

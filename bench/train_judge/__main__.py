@@ -39,7 +39,7 @@ def held_out_abstracts(claims: Path) -> set[str]:
 
 
 def build_pairs(data: Path, log=print):
-    from citeproof.judge.embedding import CachedEmbedder, embed_texts
+    from citeproof.devkit.minilm import CachedEmbedder, embed_texts
 
     claims = data / "checkcovid" / "covidCheck_train_composed+extracted.json"
     rows = read_jsonl(claims)

@@ -58,8 +58,8 @@ def held_out_examples(data: Path, held: set[str], seed: int):
     """(claim, passages, gold, level, group) for the held-out abstracts."""
     from bench.accuracy.dataset import build_claims
     from citeproof.contracts.judging import Passage
-    from citeproof.judge.checkcovid import evidence_examples, load_claims, load_corpus
-    from citeproof.judge.embedding import CachedEmbedder, embed_texts
+    from citeproof.devkit.checkcovid import evidence_examples, load_claims, load_corpus
+    from citeproof.devkit.minilm import CachedEmbedder, embed_texts
 
     rows = [
         r
@@ -202,8 +202,8 @@ def _features(cross_encoder, examples) -> np.ndarray:
 
 
 def calibrate(data: Path, work_dir: Path, held_out: Callable[[Path], set[str]], *, seed: int):
+    from citeproof.devkit.evaluation import expected_calibration_error
     from citeproof.judge.cross_encoder import DEFAULT_MODEL_PATH, MODELS_DIR, CrossEncoder
-    from citeproof.judge.metrics_eval import expected_calibration_error
     from citeproof.judge.reading import (
         AGGREGATE_FEATURES,
         MODEL_FORMAT_VERSION,

@@ -25,8 +25,8 @@ import httpx
 from citeproof.auth import create_token, create_user
 from citeproof.db.embedded import EmbeddedPostgres
 from citeproof.db.migrate import apply_migrations
+from citeproof.devkit.journey import client, submit_thesis, wait_for_run
 from citeproof.devstack import WORKER_SERVICES, DevStack
-from citeproof.journey import client, submit_thesis, wait_for_run
 
 RUN_TIMEOUT_S = 900.0
 FAST_ENV = {

@@ -19,8 +19,8 @@ import pytest
 
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
+from citeproof.devkit.journey import client, report, submit_thesis, wait_for_run
 from citeproof.devstack import DevStack, free_port
-from citeproof.journey import client, report, submit_thesis, wait_for_run
 from tests.e2e.conftest import _new_user_token
 from tests.integration.queue_support import fresh_database
 

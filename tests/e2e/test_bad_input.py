@@ -17,7 +17,7 @@ import uuid
 import httpx
 import pytest
 
-from citeproof.journey import client, report, wait_for_run
+from citeproof.devkit.journey import client, report, wait_for_run
 from tests.e2e.badinput import corpus, files
 from tests.e2e.badinput.api import (
     assert_error,

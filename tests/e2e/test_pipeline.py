@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citeproof.journey import client, report, submit_thesis, wait_for_run
+from citeproof.devkit.journey import client, report, submit_thesis, wait_for_run
 from citeproof.pdfgen.front_matter import assert_no_front_matter_quotes
 from citeproof.pdfgen.source import parse_source
 from citeproof.pipeline import LABELS_NEEDING_QUOTE, SOURCE_MISSING

@@ -22,8 +22,8 @@ import httpx
 import pytest
 
 from citeproof.auth import create_token, create_user, revoke_token
+from citeproof.devkit.journey import client, report, wait_for_run
 from citeproof.devstack import DevStack
-from citeproof.journey import client, report, wait_for_run
 from citeproof.pipeline import VERDICT_LABELS
 from tests.e2e.badinput import corpus
 from tests.e2e.badinput.api import (
