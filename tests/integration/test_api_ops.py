@@ -39,7 +39,24 @@ async def test_healthz_and_readyz(pool, db_settings):
             "pending_migrations": [],
             "workers": {"parse": False, "plan": False, "retrieve": False, "judge": True},
             "unavailable": {},
+            "parser_sandbox": [],
         }
+
+
+async def test_readyz_shows_how_the_parsers_isolate_their_children(pool, db_settings):
+    async with api_client(db_settings) as client:
+        await pool.execute("DELETE FROM worker_heartbeats")
+        await pool.execute(
+            "INSERT INTO worker_heartbeats (worker_id, service, version, capabilities, hostname,"
+            " pid) VALUES ('p1', 'parser', 't', '{parse:pdf,parse:sandbox=netns+uid}', 'h', 1),"
+            " ('p2', 'parser', 't', '{parse:pdf,parse:sandbox=shared-network+same-uid}', 'h', 2)"
+        )
+        try:
+            ready = await client.get("/readyz")
+        finally:
+            await pool.execute("DELETE FROM worker_heartbeats")
+    assert ready.json()["workers"]["parse"] is True
+    assert ready.json()["parser_sandbox"] == ["netns+uid", "shared-network+same-uid"]
 
 
 async def test_readyz_names_a_stage_whose_backend_is_down(pool, db_settings):

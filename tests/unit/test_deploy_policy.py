@@ -153,3 +153,19 @@ def test_overlay_images_must_be_pinned(production: Resources) -> None:
     parser_container(broken)["image"] = "citeproof-parser"
     (finding,) = k8s.check_overlay_images("prod", broken)
     assert "not pinned" in finding.message
+
+
+def test_the_parser_pod_reaches_only_dns_and_postgresql(production: Resources) -> None:
+    """Where a parsing child cannot get a network namespace (an unprivileged pod), the
+    parser's egress policy is its network boundary."""
+    policy = find(production, "NetworkPolicy", "citeproof-parser-egress")
+    assert policy["spec"]["podSelector"]["matchLabels"] == {
+        "app.kubernetes.io/name": "citeproof-parser"
+    }
+    assert policy["spec"]["policyTypes"] == ["Egress"]
+    allowed = {
+        (port["port"], port["protocol"])
+        for rule in policy["spec"]["egress"]
+        for port in rule["ports"]
+    }
+    assert allowed == {(53, "UDP"), (53, "TCP"), (5432, "TCP")}

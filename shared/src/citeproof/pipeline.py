@@ -26,6 +26,9 @@ RETRIEVE_STAGE: Final = "retrieve"
 JUDGE_STAGE: Final = "judge"
 # In pipeline order.
 STAGES: Final = (PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE, JUDGE_STAGE)
+# A parser registers the isolation of its parsing children as the capability
+# "parse:sandbox=<mode>" ("netns+uid", "shared-network+same-uid", ...); /readyz lists them.
+SANDBOX_CAPABILITY_PREFIX: Final = f"{PARSE_STAGE}:sandbox="
 
 # stage name -> queue table. Planning shares the retrieve channel with retrieval (one service).
 STAGE_TABLES: Final = {

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import asyncpg
 
-from citeproof.pipeline import JUDGE_STAGE, PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE
+from citeproof.pipeline import (
+    JUDGE_STAGE,
+    PARSE_STAGE,
+    PLAN_STAGE,
+    RETRIEVE_STAGE,
+    SANDBOX_CAPABILITY_PREFIX,
+)
 
 # What a run status says it is waiting for when a stage has no live worker.
 WAITING_LABELS = {
@@ -35,6 +41,14 @@ WHERE w.last_seen > now() - make_interval(secs => $1) AND NOT w.draining
 GROUP BY 1, 2
 """
 
+# How the live parsers isolate their parsing children (the "parse:sandbox=<mode>" capability).
+PARSER_SANDBOX_MODES_SQL = """
+SELECT DISTINCT substr(cap, length($2) + 1) AS mode
+FROM worker_heartbeats, unnest(capabilities) AS cap
+WHERE last_seen > now() - make_interval(secs => $1) AND NOT draining AND starts_with(cap, $2)
+ORDER BY 1
+"""
+
 LIVE_WORKERS_BY_SERVICE_SQL = """
 SELECT service, count(*) AS n FROM worker_heartbeats
 WHERE last_seen > now() - make_interval(secs => $1) AND NOT draining
@@ -58,6 +72,15 @@ async def unavailable_stages(
         + (f"{row['since']:%Y-%m-%d %H:%M:%S} UTC" if row["since"] else "recently")
         for row in rows
     }
+
+
+async def parser_sandbox_modes(
+    conn: asyncpg.Connection | asyncpg.Pool, stale_after_s: float
+) -> list[str]:
+    rows = await conn.fetch(
+        PARSER_SANDBOX_MODES_SQL, float(stale_after_s), SANDBOX_CAPABILITY_PREFIX
+    )
+    return [row["mode"] for row in rows]
 
 
 async def live_workers_by_service(

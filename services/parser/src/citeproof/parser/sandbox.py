@@ -6,7 +6,10 @@ process that stays alive between items (spawning one costs 4-6 s of imports; a r
 warm child adds a few milliseconds, see ADR 0003). On timeout the child is
 SIGKILLed and the next item gets a fresh one; a child that dies on its own is reported as a
 crash. The child's address space is capped so a memory bomb ends in MemoryError, not in the
-kernel's OOM killer choosing the worker.
+kernel's OOM killer choosing the worker; the cap is the container's memory shared among the
+concurrent children unless set. The child isolates itself before it reads a file (its own
+network namespace, another uid, see `isolation`), gets no secret in its environment, and has
+no database access: it answers over its socket pair, the worker stores.
 """
 
 from __future__ import annotations
@@ -25,9 +28,22 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 import msgspec
+import structlog
 
 from citeproof.parser.errors import PARSER_CRASHED, TIMEOUT, ParseFailure
-from citeproof.parser.settings import ParserSettings
+from citeproof.parser.isolation import (
+    Isolation,
+    container_memory_limit,
+    derive_child_memory_mb,
+    isolate,
+    probe_for,
+    protect_worker,
+)
+from citeproof.parser.settings import DEFAULT_CHILD_MEMORY_MB, ParserSettings
+from citeproof.pipeline import PARSE_STAGE
+from citeproof.settings import load
+
+log = structlog.get_logger("citeproof.parser")
 
 # A child is replaced after this many items so slow leaks in C libraries cannot accumulate.
 CHILD_MAX_ITEMS = 500
@@ -71,22 +87,46 @@ def _limit_memory(megabytes: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def child_memory_mb(
+    settings: ParserSettings, concurrency: int, limit_bytes: int | None
+) -> tuple[int, str]:
+    """(the child's address-space cap in MiB, where it comes from)."""
+    if settings.child_memory_mb is not None:
+        return settings.child_memory_mb, "setting"
+    if limit_bytes is None:
+        return DEFAULT_CHILD_MEMORY_MB, "default (no container memory limit)"
+    return derive_child_memory_mb(limit_bytes, concurrency), (
+        f"container limit {limit_bytes // (1024 * 1024)} MiB / {concurrency} children"
+    )
+
+
+def parse_concurrency() -> int:
+    """How many children this worker runs at once (the parse stage's concurrency)."""
+    # Imported here: the child imports this module and needs none of the queue runtime.
+    from citeproof.queue import QueueSettings
+
+    return load(QueueSettings, prefixes=(f"CITEPROOF_{PARSE_STAGE.upper()}_",)).concurrency
+
+
 def child_main(conn: Connection, settings_raw: bytes) -> None:
     """Loop of a parsing child: receive (bytes, filename, declared type, kind), send a result."""
     settings = msgspec.json.decode(settings_raw, type=ParserSettings)
+    # First, while this process is one thread and has read nothing: leave the network and,
+    # when root, the root user.
+    isolation = isolate(settings.child_user, settings.child_isolation)
     os.environ["DO_NOT_TRACK"] = "1"
     # The child shares the worker's stderr: only real problems, never per-file chatter
     # ("No languages specified, defaulting to English.") from the libraries.
     logging.basicConfig(level=logging.ERROR)
     # Imports happen before the memory cap so the cap only has to fit the parsing itself.
-    from citeproof.parser.extract import parse_bytes
+    from citeproof.parser import extract
     from citeproof.parser.unstructured_io import configure_unstructured
     from citeproof.parser.wordpieces import default_counter
 
     configure_unstructured()
     default_counter()
-    _limit_memory(settings.child_memory_mb)
-    conn.send(("ready", None))
+    _limit_memory(settings.child_memory_mb or 0)
+    conn.send(("ready", msgspec.to_builtins(isolation)))
     while True:
         try:
             request = conn.recv()
@@ -96,7 +136,7 @@ def child_main(conn: Connection, settings_raw: bytes) -> None:
             return
         data, filename, declared_type, kind = request
         try:
-            parsed = parse_bytes(data, filename, declared_type, settings, kind=kind)
+            parsed = extract.parse_bytes(data, filename, declared_type, settings, kind=kind)
             conn.send(("ok", msgspec.msgpack.encode(parsed)))
         except ParseFailure as exc:
             conn.send(("failure", (exc.code, exc.detail)))
@@ -158,16 +198,43 @@ class ChildCrashed(RuntimeError):
 class ParseSandbox:
     """A set of warm parsing children, one per concurrent parse."""
 
-    def __init__(self, settings: ParserSettings) -> None:
+    def __init__(self, settings: ParserSettings, concurrency: int | None = None) -> None:
         self._settings = settings
+        self._concurrency = concurrency
+        self._child_settings: ParserSettings | None = None
+        self.memory_source = ""
         self._idle: list[_Child] = []
         self._busy: set[_Child] = set()
         self.children_started = 0
         self.children_killed = 0
+        # What the last child reported it achieved (None before the first one started).
+        self.isolation: Isolation | None = None
+
+    def expected_isolation(self) -> Isolation:
+        """The isolation children will get (a probe at boot; no child is started)."""
+        return probe_for(
+            self._settings.child_user,
+            self._settings.child_isolation,
+            child_environment(os.environ),
+        )
+
+    @property
+    def child_settings(self) -> ParserSettings:
+        """The settings children get: the memory cap resolved (at the first spawn, when the
+        stage's concurrency is known)."""
+        if self._child_settings is None:
+            concurrency = self._concurrency or parse_concurrency()
+            cap, self.memory_source = child_memory_mb(
+                self._settings, concurrency, container_memory_limit()
+            )
+            self._child_settings = msgspec.structs.replace(self._settings, child_memory_mb=cap)
+        return self._child_settings
 
     def _spawn(self) -> _Child:
+        # A child that keeps the worker's uid must not read the worker's memory or environ.
+        protect_worker()
         self.children_started += 1
-        return _Child(self._settings)
+        return _Child(self.child_settings)
 
     async def _receive(self, child: _Child, timeout: float) -> Any:
         def wait() -> Any:
@@ -185,13 +252,14 @@ class ParseSandbox:
             child.kill()
         child = self._spawn()
         try:
-            status, _ = await self._receive(child, CHILD_START_TIMEOUT_S)
+            status, payload = await self._receive(child, CHILD_START_TIMEOUT_S)
         except (TimeoutError, EOFError, OSError) as exc:
             child.kill()
             raise ChildCrashed("the parsing child failed to start") from exc
         if status != "ready":  # pragma: no cover - protocol guard
             child.kill()
             raise ChildCrashed(f"unexpected child greeting {status!r}")
+        self.isolation = msgspec.convert(payload, Isolation)
         return child
 
     def _release(self, child: _Child) -> None:
@@ -201,8 +269,21 @@ class ParseSandbox:
             self._idle.append(child)
 
     async def warm_up(self) -> None:
-        """Start one child ahead of the first item (called at worker start)."""
+        """Start one child ahead of the first item (called at worker start) and log the
+        isolation it runs under."""
         self._release(await self._checkout())
+        isolation = self.isolation
+        assert isolation is not None  # set by the child's greeting
+        log.info(
+            "parser.isolation",
+            mode=isolation.mode,
+            network=isolation.network,
+            user=isolation.user,
+            child_uid=isolation.uid,
+            notes=isolation.notes,
+            child_memory_mb=self.child_settings.child_memory_mb,
+            child_memory_from=self.memory_source,
+        )
 
     async def parse(self, data: bytes, filename: str, declared_type: str | None, kind: str):
         from citeproof.parser.extract import ParsedDocument

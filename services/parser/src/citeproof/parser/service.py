@@ -22,7 +22,13 @@ from citeproof.parser.errors import (
 from citeproof.parser.sandbox import ChildCrashed, ParseSandbox, crash_failure
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.store import store_document
-from citeproof.pipeline import PARSE_CHANNEL, PARSE_STAGE, RETRIEVE_CHANNEL, STAGE_TABLES
+from citeproof.pipeline import (
+    PARSE_CHANNEL,
+    PARSE_STAGE,
+    RETRIEVE_CHANNEL,
+    SANDBOX_CAPABILITY_PREFIX,
+    STAGE_TABLES,
+)
 from citeproof.queue import (
     PeriodicJob,
     PermanentError,
@@ -119,6 +125,12 @@ class ParseService(WorkerService):
     def __init__(self, settings: ParserSettings | None = None) -> None:
         self.settings = settings or load(ParserSettings)
         self.sandbox = ParseSandbox(self.settings)
+        # The registry (and the API's /readyz) shows how this worker's parsing children are
+        # isolated; a probe finds out without starting one.
+        self.capabilities = (
+            *type(self).capabilities,
+            SANDBOX_CAPABILITY_PREFIX + self.sandbox.expected_isolation().mode,
+        )
 
     def stages(self) -> list[Stage]:
         return [self.parse_stage]

@@ -22,8 +22,11 @@ DEFAULT_MAX_UNZIPPED_BYTES = 200 * 1024 * 1024
 DEFAULT_MAX_ZIP_RATIO = 200
 # Fewer visible characters per page than this on average: the PDF has no usable text layer.
 DEFAULT_MIN_CHARS_PER_PAGE = 20
-# Address space of a parsing child: a hostile file hits MemoryError instead of the OOM killer.
+# Address space of a parsing child when the container has no memory limit to derive it from:
+# a hostile file hits MemoryError instead of the OOM killer.
 DEFAULT_CHILD_MEMORY_MB = 4096
+# The unprivileged user a parsing child becomes when the worker runs as root.
+DEFAULT_CHILD_USER = "nobody"
 # Staged bytes older than this are NULLed by the safety-net sweep, whatever the item's state.
 DEFAULT_STAGED_TTL_S = 6 * 3600
 DEFAULT_STAGED_TTL_INTERVAL_S = 600
@@ -59,8 +62,23 @@ class ParserSettings(Settings, frozen=True, kw_only=True):
         int, doc("Average visible characters per page below which a PDF counts as scanned.")
     ] = DEFAULT_MIN_CHARS_PER_PAGE
     child_memory_mb: Annotated[
-        int, doc("Address-space limit of a parsing child process in MiB (0 = no limit).", ge=0)
-    ] = DEFAULT_CHILD_MEMORY_MB
+        int | None,
+        doc(
+            "Address-space limit of a parsing child process in MiB (0 = no limit). Unset: "
+            "derived from the container's memory limit (cgroup) and the parse concurrency, "
+            f"{DEFAULT_CHILD_MEMORY_MB} MiB when the container has no limit.",
+        ),
+    ] = None
+    child_isolation: Annotated[
+        bool,
+        doc(
+            "Give each parsing child its own empty network namespace and, when the worker "
+            "runs as root, another uid, where the process may (see docs/security.md)."
+        ),
+    ] = True
+    child_user: Annotated[
+        str, doc("User (name or uid) a parsing child becomes when the worker runs as root.")
+    ] = DEFAULT_CHILD_USER
     pdf_engine: Annotated[
         Literal["pdfium", "unstructured"],
         doc(
@@ -82,3 +100,7 @@ class ParserSettings(Settings, frozen=True, kw_only=True):
     staged_ttl_interval_s: Annotated[int, doc("How often the staged-bytes sweep runs.", ge=1)] = (
         DEFAULT_STAGED_TTL_INTERVAL_S
     )
+
+    def __post_init__(self) -> None:
+        if self.child_memory_mb is not None and self.child_memory_mb < 0:
+            raise ValueError("child_memory_mb must be 0 (no limit) or more")

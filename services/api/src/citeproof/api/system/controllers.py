@@ -12,7 +12,7 @@ from litestar.response import File
 from citeproof.api.deps import CallerDep, DbSettings, Metrics, Pool, StaleAfter
 from citeproof.api.reports.labels import LabelInfo, label_catalogue
 from citeproof.api.system.schemas import Health, Me, Readiness
-from citeproof.api.workers import live_stages, unavailable_stages
+from citeproof.api.workers import live_stages, parser_sandbox_modes, unavailable_stages
 from citeproof.db.migrate import pending_migrations
 from citeproof.pipeline import STAGES
 
@@ -56,6 +56,7 @@ class SystemController(Controller):
                 pending = await pending_migrations(conn, directory)
                 live = await live_stages(conn, worker_stale_s)
                 outages = await unavailable_stages(conn, worker_stale_s)
+                sandbox = await parser_sandbox_modes(conn, worker_stale_s)
         except Exception as exc:  # any failure here means "do not route traffic to me"
             log.warning("readyz.database_unavailable", error=type(exc).__name__)
             body = Readiness(
@@ -72,6 +73,7 @@ class SystemController(Controller):
             pending_migrations=pending,
             workers={stage: stage in live for stage in STAGES},
             unavailable=outages,
+            parser_sandbox=sandbox,
         )
         return Response(body, status_code=200 if ready else 503)
 
