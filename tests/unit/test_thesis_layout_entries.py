@@ -293,3 +293,35 @@ def test_html_entries_are_their_paragraphs_or_list_items(tag: str) -> None:
         "Muller2019",
         "Obrien2021",
     ]
+
+
+def test_a_line_pdfium_joined_at_a_hyphen_is_no_gap_between_entries():
+    from citeproof.parser.blocks import LineBox
+    from citeproof.parser.reference_layout import reference_entry_starts
+
+    def box(bottom: float, end_bottom: float | None = None) -> LineBox:
+        return LineBox(size=10.0, top=bottom + 10, bottom=bottom, left=72, end_bottom=end_bottom)
+
+    # No indent; a gap of 6 pt after each entry (pitch 14 inside, 20 between). The third entry's
+    # first line ends "Health-" and pdfium joined "Protective Behavior ..." to it: the line's
+    # text runs over two printed lines, so the line after it starts two pitches lower.
+    lines = [
+        "References",
+        "Aalto, Hanna. A first title. Journal 1 (2020): 1–9.",
+        "Berg, Karin. A second title that runs on to a second",
+        "line. Journal 2 (2021): 3–8.",
+        "Haddad, Ingrid. Social Capital and HealthProtective Behavior Intentions in an",
+        "Influenza Pandemic. Journal 3 (2022): 308–625.",
+        "Hofer, Pieter. A last title. Journal 4 (2019): 5–7.",
+    ]
+    boxes = [
+        box(740),
+        box(714),
+        box(694),
+        box(680),
+        box(660, end_bottom=646),
+        box(632),
+        box(612),
+    ]
+    (starts,) = reference_entry_starts([lines], [boxes], [595.0])
+    assert starts == [lines[1], lines[2], lines[4], lines[6]]

@@ -57,3 +57,6 @@ class LineBox(msgspec.Struct, frozen=True):
     bottom: float
     # Left edge of the line's first visible character: tells indents and columns apart.
     left: float = 0.0
+    # Bottom of its last visible character, when lower than `bottom`: pdfium joined the next
+    # printed line to this one at a line-end hyphen it removed ("Health-" + "Protective").
+    end_bottom: float | None = None

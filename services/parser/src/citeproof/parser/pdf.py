@@ -135,9 +135,18 @@ def _line_box(textpage: pdfium.PdfTextPage, raw: str, start: int, end: int) -> L
             return None
         sizes.append(pdfium_c.FPDFText_GetFontSize(textpage.raw, char_index))
         box = box or _char_box(textpage, char_index)
+        last = char_index
     if box is None:
         return None
-    return LineBox(size=round(sorted(sizes)[1], 2), top=box[0], bottom=box[1], left=box[2])
+    # Only a line holding a removed hyphen can run over two printed lines.
+    last_box = _char_box(textpage, last) if "\ufffe" in raw[start:end] else None
+    return LineBox(
+        size=round(sorted(sizes)[1], 2),
+        top=box[0],
+        bottom=box[1],
+        left=box[2],
+        end_bottom=last_box[1] if last_box is not None and last_box[0] < box[1] else None,
+    )
 
 
 def _line_boxes(

@@ -182,7 +182,9 @@ def _gap_starts(region: list[_Line]) -> set[int] | None:
         above, below = region[index - 1], region[index]
         if (above.page, above.column) != (below.page, below.column):
             continue
-        pitch = above.box.bottom - below.box.bottom
+        # From the last printed line of a line pdfium joined at a hyphen.
+        bottom = above.box.bottom if above.box.end_bottom is None else above.box.end_bottom
+        pitch = bottom - below.box.bottom
         if pitch > 0:
             pitches[index] = pitch
     if not pitches:
