@@ -90,7 +90,7 @@ class ApiClient:
         return _checked(self._http.get("/v1/me"))
 
     def set_open_access(self, enabled: bool) -> dict:
-        """The account's open-access lookup switch; returns the account as the API shows it."""
+        """The account's open-access lookup switch; returns the caller's preferences."""
         return _checked(
             self._http.patch("/v1/me/preferences", json={"open_access_lookup": enabled})
         )

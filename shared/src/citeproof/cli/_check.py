@@ -308,13 +308,12 @@ def _check_or_cancel(client: ApiClient, plan: CheckPlan, progress: Progress) -> 
         raise _Interrupted(client.cancel_active_run()) from None
 
 
-def _open_access_status(me: dict) -> str:
-    if not me.get("open_access_lookup"):
+def _open_access_status(preferences: dict) -> str:
+    if not preferences.get("open_access_lookup"):
         return "open-access lookup: off for this account"
-    if not me.get("open_access_available"):
-        return ("open-access lookup: on for this account, but this server does not look up "
-                "(CITEPROOF_OPEN_ACCESS_ENABLED is off)")  # fmt: skip
-    return "open-access lookup: on (references with a DOI and no PDF are looked up)"
+    # The server's own switch is not visible to a client; the docs say where it is.
+    return ("open-access lookup: on for this account (runs look up references with a DOI and "
+            "no PDF where the server enables CITEPROOF_RETRIEVER_OPEN_ACCESS_ENABLED)")  # fmt: skip
 
 
 def _check(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
