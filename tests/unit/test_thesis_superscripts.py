@@ -121,3 +121,17 @@ def test_a_year_with_a_raised_number_is_a_candidate_after_a_line_break_too():
         "202015",
         "12",
     ]
+
+
+def test_a_raised_number_after_a_hyphen_pdfium_removed_is_a_superscript(monkeypatch):
+    import citeproof.parser.superscripts as superscripts
+
+    # "COVID-" ends a line; pdfium removed the hyphen (U+FFFE, no glyph) and joined "19" and a
+    # raised note number "62" to it. Glyphs: (size, baseline) per text index; None for U+FFFE.
+    raw = "from COVID\ufffe1962. Next"
+    glyphs = {index: (11.0, 685.0) for index in range(len(raw))}
+    glyphs[raw.index("\ufffe")] = None
+    for index in (raw.index("62"), raw.index("62") + 1):
+        glyphs[index] = (6.4, 689.4)
+    monkeypatch.setattr(superscripts, "_size_and_baseline", lambda _page, _raw, i: glyphs[i])
+    assert superscripts.with_superscripts(None, raw) == "from COVID\ufffe19⁶². Next"

@@ -62,6 +62,10 @@ def _raised_from(textpage: pdfium.PdfTextPage, raw: str, start: int, end: int) -
     # A run after a space ("of 2020" + raised "15") is measured against its own first digit.
     reference = start if raw[start - 1].isspace() else start - 1
     base = _size_and_baseline(textpage, raw, reference)
+    if base is None and reference != start:
+        # The character before is a hyphen pdfium removed at a line end ("COVID-" + "19⁶²"),
+        # which has no glyph: measured against the run's own first digit.
+        base = _size_and_baseline(textpage, raw, start)
     if base is None or base[0] <= 0:
         return None
     if not _raised(_size_and_baseline(textpage, raw, end - 1), base):
