@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -234,3 +238,84 @@ def test_the_child_cap_is_derived_from_the_container_limit_and_concurrency():
     assert child_memory_mb(ParserSettings(), 2, None)[0] == 4096
     assert child_memory_mb(ParserSettings(child_memory_mb=2000), 2, three_gib) == (2000, "setting")
     assert child_memory_mb(ParserSettings(child_memory_mb=0), 2, three_gib)[0] == 0
+
+
+SAME_UID_WORKER = textwrap.dedent(
+    """
+    import asyncio, json, os
+    from citeproof.parser.errors import ParseFailure
+    from citeproof.parser.sandbox import ParseSandbox
+    from citeproof.parser.settings import ParserSettings
+
+    async def main():
+        sandbox = ParseSandbox(ParserSettings(), concurrency=1)
+        request = {"read": f"/proc/{os.getpid()}/environ", "connect": ["127.0.0.1", PORT]}
+        try:
+            await sandbox.parse(json.dumps(request).encode(), "exploit.json", None, "source")
+        except ParseFailure as failure:
+            print(json.dumps({"done": json.loads(failure.detail),
+                              "isolation": sandbox.isolation.mode, "worker_uid": os.getuid()}))
+        finally:
+            sandbox.close()
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="starts an unprivileged worker from root")
+@pytest.mark.parametrize(
+    ("isolation", "protected"),
+    [(True, True), (False, True), (False, False)],
+    ids=["namespaces", "shared-network", "control-dumpable-worker"],
+)
+def test_an_unprivileged_worker_isolates_its_same_uid_child_too(listener, isolation, protected):
+    """The pod case: worker and child share a uid. The child still gets a network namespace
+    where the kernel allows a user namespace to carry one; with or without it, the child
+    cannot read the worker's environment because the worker is non-dumpable (the control,
+    a dumpable worker, shows the test can tell)."""
+    port, accepted = listener
+    worker = SAME_UID_WORKER.replace("PORT", str(port))
+    worker = worker.replace("ParserSettings()", f"ParserSettings(child_isolation={isolation})")
+    if not protected:
+        worker = worker.replace(
+            "from citeproof.parser.sandbox import ParseSandbox",
+            "import citeproof.parser.sandbox as sb\nsb.protect_worker = lambda: None\n"
+            "from citeproof.parser.sandbox import ParseSandbox",
+        )
+    hook_dir = Path(tempfile.mkdtemp(prefix="citeproof-exploit-"))
+    try:
+        hook_dir.chmod(0o755)
+        (hook_dir / "sitecustomize.py").write_text(EXPLOIT)
+        (hook_dir / "worker.py").write_text(worker)
+        environment = {
+            "PATH": os.environ["PATH"],
+            "HOME": "/tmp",
+            "PYTHONPATH": f"{hook_dir}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+            "DATABASE_URL": "postgresql://citeproof:hunter2@db/citeproof",
+            "HF_HUB_OFFLINE": "1",
+            "DO_NOT_TRACK": "1",
+        }
+        done = subprocess.run(
+            [sys.executable, str(hook_dir / "worker.py")],
+            user=65534,
+            group=65534,
+            extra_groups=[],
+            env=environment,
+            cwd="/tmp",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        shutil.rmtree(hook_dir, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["worker_uid"] == 65534 and result["done"]["uid"] == 65534
+    if not protected:
+        assert "hunter2" in result["done"]["read"]
+        return
+    assert result["done"]["read"].startswith("PermissionError"), result
+    if isolation and result["isolation"].startswith(NETWORK_NAMESPACE):
+        assert result["done"]["connect"].startswith("OSError: Network is unreachable")
+        assert not accepted
