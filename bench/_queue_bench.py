@@ -39,6 +39,7 @@ from bench._queue_citeproof import (
     CiteproofSystem,
     CiteproofWithGroupHookSystem,
     CiteproofWithHookSystem,
+    CiteproofWithRowHookSystem,
 )
 from bench._queue_pgqueuer import PgqueuerSystem, UnboundedPgqueuerSystem
 from bench._queue_procrastinate import ProcrastinateSystem
@@ -103,6 +104,7 @@ FLOOR_RATIOS = (
 EXTRA_SYSTEMS: dict[str, Callable[[str, int, int], QueueSystem]] = {
     "citeproof_handoff": CiteproofHandoffSystem,
     "citeproof_with_group_hook": CiteproofWithGroupHookSystem,
+    "citeproof_with_row_hook": CiteproofWithRowHookSystem,
     "pgqueuer_unbounded": UnboundedPgqueuerSystem,
 }
 

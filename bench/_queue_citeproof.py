@@ -39,6 +39,11 @@ HOOK_TABLE_DDL = "CREATE TABLE {schema}.finished (task_id bigint PRIMARY KEY, st
 HOOK_INSERT = "INSERT INTO {schema}.finished (task_id, state) VALUES ($1, $2)"
 # The same rows for a whole group of completions (the stage's optional group hook).
 HOOK_INSERT_GROUP = "INSERT INTO {schema}.finished (task_id, state) SELECT unnest($1::bigint[]), $2"
+# The same rows as the stage's success bookkeeping in SQL (Stage.on_succeeded_sql), which the
+# runtime runs inside the group's fenced UPDATE: one statement per group.
+HOOK_SUCCEEDED_SQL = (
+    "INSERT INTO {schema}.finished (task_id, state) SELECT id, 'succeeded' FROM done"
+)
 # After a run: tasks that succeeded without their hook row (must be none).
 MISSING_HOOK_ROWS = """
 SELECT count(*) FROM {table} t
@@ -51,8 +56,10 @@ class CiteproofSystem:
     name = "citeproof"
     handoff = False
     with_hook = False
-    # With the hook: also give the stage the group form of it (one statement per group).
+    # With the hook: also give the stage the group form of it (one INSERT per group).
     group_hook = False
+    # With the hook: also state its success writes as SQL (in the completion statement).
+    sql_hook = False
 
     def __init__(self, url: str, concurrency: int, batch_size: int) -> None:
         self.url = url
@@ -74,6 +81,8 @@ class CiteproofSystem:
             completion += " + terminal hook writing one row"
         if self.group_hook:
             completion += " (group form: one INSERT per group)"
+        if self.sql_hook:
+            completion += " (success writes as SQL, in the group's completion statement)"
         return (
             f"1 Worker, {completion}, concurrency={s.concurrency}, batch_size={s.batch_size}, "
             "LISTEN on, "
@@ -120,6 +129,9 @@ class CiteproofSystem:
             handler=handle,
             on_terminal=on_terminal if self.with_hook else None,
             on_terminal_group=on_terminal_group if self.group_hook else None,
+            on_succeeded_sql=(
+                HOOK_SUCCEEDED_SQL.format(schema=self.schema) if self.sql_hook else None
+            ),
         )
         assert self.pool is not None
         self.worker = Worker(
@@ -176,6 +188,14 @@ class CiteproofHandoffSystem(CiteproofSystem):
 
 class CiteproofWithHookSystem(CiteproofSystem):
     name = "citeproof_with_hook"
+    with_hook = True
+    sql_hook = True
+
+
+class CiteproofWithRowHookSystem(CiteproofSystem):
+    """The hook as Python only: one INSERT per row inside the group's transaction."""
+
+    name = "citeproof_with_row_hook"
     with_hook = True
 
 

@@ -177,3 +177,117 @@ async def test_a_stage_group_hook_is_called_once_per_group(pool, table) -> None:
     hooks = await pool.fetch(HOOK_ROWS, batch)
     assert len(hooks) == 80 and sum(calls) == 80
     assert len(calls) < 40
+
+
+# A stage's success bookkeeping as SQL: the same row as RECORD_HOOK, from the completed rows.
+SQL_HOOK = """
+INSERT INTO test_task_effects (task_id, worker_id, batch)
+SELECT id, 'succeeded:' || txid_current()::text, batch FROM done
+"""
+# ... and one that fails for the poisoned row only (a division by zero).
+POISONED_SQL_HOOK = """
+INSERT INTO test_task_effects (task_id, worker_id, batch)
+SELECT id, 'succeeded:' || (1 / (payload <> 'poison')::int)::text, batch FROM done
+"""
+
+
+async def test_success_writes_as_sql_complete_a_group_in_one_statement_and_stay_fenced(
+    pool, table
+) -> None:
+    batch = f"b-{uuid.uuid4().hex[:8]}"
+    stolen: list[int] = []
+    other = await another_live_worker(pool)
+
+    async def steal_one_then_return(ctx: TaskContext) -> None:
+        if not stolen:
+            stolen.append(ctx.task_id)
+            await pool.execute(
+                f"UPDATE {table} SET claim_token = gen_random_uuid(), worker_id = $2 WHERE id = $1",
+                ctx.task_id,
+                other,
+            )
+
+    async def on_terminal(conn, row, outcome) -> None:
+        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
+
+    stage = Stage(
+        name="test", table=table, channel="c_group_hook4", handler=steal_one_then_return,
+        on_terminal=on_terminal, on_succeeded_sql=SQL_HOOK,
+    )  # fmt: skip
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=8, batch_size=8),
+    )
+    await enqueue(pool, batch, 120, table=table)
+    unfinished = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state = 'queued'"
+    await worker.start()
+    try:
+        for _ in range(600):
+            if not await pool.fetchval(unfinished, batch):
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+    finally:
+        await worker.drain(1.0)
+    states = {
+        r["id"]: r["state"]
+        for r in await pool.fetch(f"SELECT id, state FROM {table} WHERE batch = $1", batch)
+    }
+    hooks = await pool.fetch(HOOK_ROWS, batch)
+    # The stolen row was not overwritten and got no hook row; every other row succeeded with
+    # exactly one hook row, written by the statement that completed it.
+    assert states.pop(stolen[0]) == "running"
+    assert set(states.values()) == {"succeeded"}
+    assert sorted(r["task_id"] for r in hooks) == sorted(states)
+    assert {r["outcome"] for r in hooks} == {"succeeded"}
+    assert len({r["txid"] for r in hooks}) < len(hooks) / 2
+
+
+async def test_a_failing_sql_hook_fails_only_its_own_row(pool, table) -> None:
+    batch = f"b-{uuid.uuid4().hex[:8]}"
+
+    async def just_return(ctx: TaskContext) -> None:
+        return
+
+    async def on_terminal(conn, row, outcome) -> None:
+        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
+        if row["payload"] == "poison" and outcome.state == "succeeded":
+            raise RuntimeError("bookkeeping bug")
+
+    stage = Stage(
+        name="test", table=table, channel="c_group_hook5", handler=just_return,
+        on_terminal=on_terminal, on_succeeded_sql=POISONED_SQL_HOOK,
+    )  # fmt: skip
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=8, batch_size=8),
+    )
+    await enqueue(pool, batch, 30, table=table)
+    await enqueue(pool, batch, 1, table=table, payload="poison", max_attempts=2)
+    await enqueue(pool, batch, 30, table=table)
+    await run_until_done(pool, worker, table, batch)
+    rows = await pool.fetch(f"SELECT id, state, payload FROM {table} WHERE batch = $1", batch)
+    hooks = await pool.fetch(HOOK_ROWS, batch)
+    poison = next(r["id"] for r in rows if r["payload"] == "poison")
+    assert {r["state"] for r in rows if r["id"] != poison} == {"succeeded"}
+    assert next(r["state"] for r in rows if r["id"] == poison) == "dead"
+    assert [r["outcome"] for r in hooks if r["task_id"] == poison] == ["dead"]
+    ok = {r["task_id"] for r in hooks if r["outcome"] == "succeeded"}
+    assert ok == {r["id"] for r in rows if r["id"] != poison}
+
+
+def test_a_grouped_hook_needs_the_row_hook_too() -> None:
+    async def just_return(ctx: TaskContext) -> None:
+        return
+
+    with pytest.raises(ValueError, match="needs on_terminal"):
+        Stage(
+            name="test", table="t", channel="c", handler=just_return,
+            on_succeeded_sql="SELECT 1",
+        )  # fmt: skip

@@ -12,7 +12,7 @@ import structlog
 
 from citeproof.queue import _sql
 from citeproof.queue.errors import DependencyDown, LeaseLost, PermanentError
-from citeproof.queue.metrics import TASK_DURATION, TASKS_FINISHED
+from citeproof.queue.metrics import stage_metrics
 from citeproof.queue.settings import QueueSettings
 from citeproof.queue.stage import TaskContext, TerminalOutcome
 
@@ -34,8 +34,10 @@ def retry_delay(attempt: int, settings: QueueSettings) -> float:
     return float(ceiling * random.uniform(0.5, 1.0))
 
 
-async def execute(ctx: TaskContext, settings: QueueSettings) -> str:
-    """Run the handler; returns the outcome label used in metrics."""
+async def execute(ctx: TaskContext, settings: QueueSettings, *, own_context: bool = False) -> str:
+    """Run the handler; returns the outcome label used in metrics. `own_context`: the caller
+    runs it as an asyncio task of its own, whose context variables end with it, so the log
+    context needs no unbinding."""
     stage = ctx.stage
     structlog.contextvars.bind_contextvars(
         stage=stage.name, task_id=str(ctx.task_id), worker_id=ctx.worker_id
@@ -69,10 +71,12 @@ async def execute(ctx: TaskContext, settings: QueueSettings) -> str:
     except Exception as exc:
         outcome = await _retry_or_bury(ctx, exc, settings)
     finally:
-        TASK_DURATION.labels(stage.name).observe(time.perf_counter() - started)
+        metrics = stage_metrics(stage.name)
+        metrics.duration.observe(time.perf_counter() - started)
         if outcome != "cancelled":
-            TASKS_FINISHED.labels(stage.name, outcome).inc()
-        structlog.contextvars.unbind_contextvars("stage", "task_id", "worker_id", "run_id")
+            metrics.finished(outcome).inc()
+        if not own_context:
+            structlog.contextvars.unbind_contextvars("stage", "task_id", "worker_id", "run_id")
     return outcome
 
 

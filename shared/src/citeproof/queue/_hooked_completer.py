@@ -9,6 +9,10 @@ fence held (one call for all of them when the stage has `on_terminal_group`), CO
 row's state change still commits together with its hook's writes, and the fence is the same as
 alone (worker_id, claim_token, state = 'running').
 
+A stage that states its success bookkeeping as SQL (`Stage.on_succeeded_sql`) needs no
+transaction at all: the bookkeeping is a data-modifying CTE of the group's fenced UPDATE, one
+statement and one round trip per group - what a bare SKIP LOCKED loop does.
+
 A hook that raises (or any other error) rolls the whole group back; every task of the group
 then completes alone through `TaskContext.complete()`, exactly as it would have without
 grouping, so one bad row fails only itself and no neighbour commits without its hook's writes.
@@ -17,6 +21,7 @@ grouping, so one bad row fails only itself and no neighbour commits without its 
 from __future__ import annotations
 
 import asyncio
+import functools
 
 import asyncpg
 import structlog
@@ -33,6 +38,15 @@ SUCCEEDED = TerminalOutcome("succeeded")
 Pending = tuple[object, "asyncpg.Record | None", "asyncio.Future[bool | None]"]
 
 
+@functools.cache
+def statement_sql(stage: Stage) -> str:
+    """The group completion with the stage's success bookkeeping in the same statement."""
+    assert stage.on_succeeded_sql is not None
+    return stage.sql(_sql.COMPLETE_GROUP_WITH_SQL_HOOK).replace(
+        "{succeeded}", stage.on_succeeded_sql
+    )
+
+
 async def complete_group_with_hooks(
     pool: asyncpg.Pool, stage: Stage, worker_id: str, group: list[Pending]
 ) -> dict[object, bool | None]:
@@ -41,6 +55,10 @@ async def complete_group_with_hooks(
     assert stage.on_terminal is not None
     tokens = [token for token, _, _ in group]
     try:
+        if stage.on_succeeded_sql is not None:
+            rows = await pool.fetch(statement_sql(stage), worker_id, tokens)
+            held = {row["claim_token"] for row in rows}
+            return {token: token in held for token in tokens}
         async with pool.acquire() as conn, conn.transaction():
             rows = await conn.fetch(stage.sql(_sql.COMPLETE_GROUP), worker_id, tokens)
             held = {row["claim_token"] for row in rows}

@@ -119,6 +119,23 @@ WHERE worker_id = $1 AND state = 'running' AND claim_token = ANY($2::uuid[])
 RETURNING claim_token
 """
 
+# The same group completion with a stage's success bookkeeping (Stage.on_succeeded_sql, which
+# reads `done`) as a data-modifying CTE of the same statement: the fence, the state change and
+# the bookkeeping commit together in one round trip, with no BEGIN/COMMIT around them.
+# `{succeeded}` is the stage's own statement (code, never input).
+COMPLETE_GROUP_WITH_SQL_HOOK = """
+WITH done AS (
+    UPDATE {table}
+    SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL
+    WHERE worker_id = $1 AND state = 'running' AND claim_token = ANY($2::uuid[])
+    RETURNING *
+),
+hook AS (
+{succeeded}
+)
+SELECT claim_token FROM done
+"""
+
 FAIL_PERMANENTLY = """
 UPDATE {table}
 SET state = 'failed', finished_at = now(), lease_expires_at = NULL, last_error = $4

@@ -4,6 +4,8 @@ Queue depth and oldest-queued age are NOT here: they are read from PostgreSQL on
 API's /metrics, so that N replicas don't report N copies of the same number.
 """
 
+from typing import Any
+
 from prometheus_client import Counter, Gauge, Histogram
 
 from citeproof.obs.build_info import register_build_info
@@ -54,3 +56,32 @@ LISTENER_RECONNECTS = Counter(
 )
 # Exported next to the runtime's metrics by every worker process.
 BUILD_INFO = register_build_info()
+
+
+class StageMetrics:
+    """One stage's metric children, resolved once: `labels()` takes a lock and builds a key on
+    every call, several times per task on the runtime's hot path."""
+
+    def __init__(self, stage: str) -> None:
+        self.stage = stage
+        self.claimed = TASKS_CLAIMED.labels(stage)
+        self.queue_wait = TASK_QUEUE_WAIT.labels(stage)
+        self.in_progress = TASKS_IN_PROGRESS.labels(stage)
+        self.duration = TASK_DURATION.labels(stage)
+        self._finished: dict[str, Any] = {}
+
+    def finished(self, outcome: str) -> Any:
+        child = self._finished.get(outcome)
+        if child is None:
+            child = self._finished[outcome] = TASKS_FINISHED.labels(self.stage, outcome)
+        return child
+
+
+_STAGE_METRICS: dict[str, StageMetrics] = {}
+
+
+def stage_metrics(stage: str) -> StageMetrics:
+    found = _STAGE_METRICS.get(stage)
+    if found is None:
+        found = _STAGE_METRICS[stage] = StageMetrics(stage)
+    return found

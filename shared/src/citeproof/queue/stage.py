@@ -14,6 +14,10 @@ from citeproof.queue import _sql
 from citeproof.queue.errors import LeaseLost
 from citeproof.queue.metrics import LEASES_LOST
 
+# One logger for every task: what a line is about comes from the context variables the
+# executor binds (stage, task, worker, run), not from a logger per task.
+_TASK_LOG = structlog.get_logger("citeproof.task")
+
 
 @dataclass(frozen=True)
 class TerminalOutcome:
@@ -40,7 +44,13 @@ class Stage:
     transition (succeeded, failed, dead), so bookkeeping commits together with the state.
     `on_terminal_group` (optional, with `on_terminal`) must do what `on_terminal` does for each
     of its rows: the group committer calls it once for the rows of a group of implicit
-    completions instead of `on_terminal` once per row.
+    completions instead of `on_terminal` once per row. `on_succeeded_sql` (optional, with
+    `on_terminal`) is the same bookkeeping for succeeded rows as one data-modifying SQL statement
+    that reads the completed rows (every column) from a CTE named `done`, e.g.
+    `INSERT INTO finished (task_id) SELECT id FROM done`: the group committer runs it inside
+    the group's fenced UPDATE, so a group completes in one statement and one round trip. It
+    must write what `on_terminal` writes for a succeeded row (a task that completes alone, or
+    whose group could not commit, still goes through `on_terminal`).
     """
 
     name: str
@@ -49,9 +59,15 @@ class Stage:
     handler: Handler
     on_terminal: TerminalHook | None = None
     on_terminal_group: GroupTerminalHook | None = None
+    on_succeeded_sql: str | None = None
     # Claim fairly across users (the table's rows carry user_id, with the index
     # (user_id, priority, run_after) WHERE state = 'queued'), instead of global FIFO.
     fair_by_user: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.on_terminal_group or self.on_succeeded_sql) and self.on_terminal is None:
+            # The grouped forms cover succeeded groups only; every other path calls on_terminal.
+            raise ValueError(f"stage {self.name}: a grouped terminal hook needs on_terminal too")
 
     def sql(self, statement: str) -> str:
         return _sql.for_table(statement, self.table)
@@ -76,7 +92,7 @@ class TaskContext:
     row: asyncpg.Record
     pool: asyncpg.Pool
     worker_id: str
-    log: Any = field(default_factory=lambda: structlog.get_logger("citeproof.task"))
+    log: Any = field(default=_TASK_LOG)
     completed: bool = False
     handed_back: bool = False
     lease_lost: bool = False

@@ -36,12 +36,7 @@ from citeproof.queue._executor import ANSWERED_OUTCOMES, execute
 from citeproof.queue._health import HealthServer
 from citeproof.queue._listener import Listener
 from citeproof.queue._sweeper import sweep_expired
-from citeproof.queue.metrics import (
-    TASK_QUEUE_WAIT,
-    TASKS_CLAIMED,
-    TASKS_FINISHED,
-    TASKS_IN_PROGRESS,
-)
+from citeproof.queue.metrics import StageMetrics, stage_metrics
 from citeproof.queue.settings import QueueSettings
 from citeproof.queue.stage import PeriodicJob, Stage, TaskContext, hand_back
 from citeproof.settings import load
@@ -118,8 +113,10 @@ class _StageRunner:
     last_tick: float = field(default_factory=time.monotonic)
     # Open while a backend the stage needs is unreachable (see _breaker.py).
     breaker: Breaker | None = None
+    metrics: StageMetrics = field(init=False)
 
     def __post_init__(self) -> None:
+        self.metrics = stage_metrics(self.stage.name)
         if self.breaker is None:
             self.breaker = Breaker(
                 self.stage.name,
@@ -284,7 +281,7 @@ class Worker:
         for row in rows:
             with contextlib.suppress(Exception):
                 if await hand_back(self.pool, runner.stage, row, self.worker_id, 0):
-                    TASKS_FINISHED.labels(runner.stage.name, "handed_back").inc()
+                    runner.metrics.finished("handed_back").inc()
                     log.info("task.handed_back", stage=runner.stage.name, task_id=str(row["id"]))
         if rows:
             with contextlib.suppress(Exception):
@@ -344,6 +341,8 @@ class Worker:
                     # by the drain, so they go straight back instead of starting.
                     await self._give_back(runner, rows)
                     return
+                runner.metrics.claimed.inc(len(rows))
+                runner.metrics.in_progress.inc(len(rows))
                 for row in rows:
                     self._start_task(runner, row)
                 claimed = len(rows)
@@ -357,8 +356,7 @@ class Worker:
 
     def _start_task(self, runner: _StageRunner, row: asyncpg.Record) -> None:
         stage = runner.stage
-        TASKS_CLAIMED.labels(stage.name).inc()
-        TASK_QUEUE_WAIT.labels(stage.name).observe(max(0.0, row["queue_wait_s"] or 0.0))
+        runner.metrics.queue_wait.observe(max(0.0, row["queue_wait_s"] or 0.0))
         ctx = TaskContext(
             stage=stage,
             row=row,
@@ -371,7 +369,6 @@ class Worker:
             self.hooks.on_claimed(stage.name, row)
         task = asyncio.create_task(self._run_task(runner, ctx), name=f"{stage.name}-{row['id']}")
         runner.in_flight[row["claim_token"]] = (task, ctx)
-        TASKS_IN_PROGRESS.labels(stage.name).inc()
 
     async def _run_task(self, runner: _StageRunner, ctx: TaskContext) -> None:
         outcome = "cancelled"
@@ -379,7 +376,7 @@ class Worker:
         assert breaker is not None
         was_open = breaker.is_open
         try:
-            outcome = await execute(ctx, runner.settings)
+            outcome = await execute(ctx, runner.settings, own_context=True)
             if outcome in ANSWERED_OUTCOMES:
                 breaker.answered()  # whatever the handler met, it was not the outage
             if breaker.is_open != was_open:
@@ -387,7 +384,7 @@ class Worker:
                 await self._touch_registry()
         finally:
             runner.in_flight.pop(ctx.claim_token, None)
-            TASKS_IN_PROGRESS.labels(runner.stage.name).dec()
+            runner.metrics.in_progress.dec()
             runner.wake.set()  # capacity freed: claim again without waiting for a poll
             if self.hooks.on_finished:
                 self.hooks.on_finished(runner.stage.name, ctx.row, outcome)
