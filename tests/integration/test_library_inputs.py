@@ -19,10 +19,9 @@ from citeproof.auth import create_token, create_user
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
+from citeproof.devkit.library_run import Case, cases, new_user_headers, run_case, services
 from citeproof.queue import run_once
 from tests.conftest import _with_database
-
-from .library_support import Case, cases, new_user_headers, run_case, services
 
 pytestmark = pytest.mark.slow
 

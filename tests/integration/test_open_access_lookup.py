@@ -28,6 +28,13 @@ from citeproof.contracts.thesis import LINK_OPEN_ACCESS
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
+from citeproof.devkit.library_run import (
+    CITATION_LINKS,
+    DEMO,
+    LIBRARY,
+    expected_links,
+    new_user_headers,
+)
 from citeproof.parser.service import ParseService
 from citeproof.parser.settings import ParserSettings
 from citeproof.pdfgen.corpus import render_corpus
@@ -37,8 +44,6 @@ from citeproof.retriever.open_access import FetchError, OpenAccessClient
 from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
 from tests.conftest import _with_database
-
-from .library_support import CITATION_LINKS, DEMO, LIBRARY, expected_links, new_user_headers
 
 pytestmark = pytest.mark.slow
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from citeproof.devkit.library_run import KEYS, build_docx, latex_zip
 from citeproof.parser.errors import ARCHIVE_BOMB, ParseFailure
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.latex import is_latex, parse_latex_thesis
 from citeproof.parser.settings import ParserSettings
-from tests.integration.library_support import KEYS, build_docx, latex_zip
 
 REPO = Path(__file__).resolve().parents[2]
 LIBRARY_SAMPLES = REPO / "samples" / "library"

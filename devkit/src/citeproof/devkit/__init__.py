@@ -5,4 +5,6 @@ by `make setup` (`devkit/`), never into a service image or the `citeproof` distr
 - `checkcovid`: judge examples from the Check-COVID data set (training and benchmarks).
 - `minilm`: MiniLM sentence embeddings with a cache, for those examples' simulated retrieval.
 - `evaluation`: accuracy and calibration measures.
+- `library_run`: reference-manager inputs through the API, parser and planner in-process, scored
+  link by link (the library-inputs tests and benchmark).
 """
