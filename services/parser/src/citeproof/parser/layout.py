@@ -72,6 +72,9 @@ FOOTNOTE_ZONE_LINES = 4
 # A footnote as extracted: its number, glued or not, then a capital or a link.
 _FOOTNOTE_BLOCK = re.compile(r"^\d{1,2}\s?(?:[A-Z]|https?://|www\.)")
 _DIGITS = re.compile(r"\d+")
+# A line ending in a number and a dash ("Vaccine 26, 133–") breaks a page range over two lines:
+# a bare number on the next line ("809") ends that range and is no page number.
+_BROKEN_RANGE = re.compile(r"\d[–-]$")
 _SPACES = re.compile(r"\s+")
 
 
@@ -162,13 +165,17 @@ def remove_page_furniture(
             stripped = line.strip()
             if not stripped or index in printed_header:
                 continue
-            if index in edge and (
-                _PAGE_NUMBER.match(stripped) or _boilerplate_key(line) in repeated
-            ):
+            page_number = _PAGE_NUMBER.match(stripped) and not (keep and breaks_a_range(keep[-1]))
+            if index in edge and (page_number or _boilerplate_key(line) in repeated):
                 continue
             keep.append(stripped)
         cleaned.append(keep)
     return cleaned
+
+
+def breaks_a_range(line: str) -> bool:
+    """``line`` ends inside a number range ("133–"): the next line's bare number belongs to it."""
+    return bool(_BROKEN_RANGE.search(line.rstrip()))
 
 
 def is_heading_line(line: str) -> bool:

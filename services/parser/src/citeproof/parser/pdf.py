@@ -120,7 +120,12 @@ def _line_box(textpage: pdfium.PdfTextPage, raw: str, start: int, end: int) -> L
     The size is the median of the first, middle and last visible characters, so one symbol or
     superscript does not decide it.
     """
-    visible = [index for index in range(start, end) if not raw[index].isspace()]
+    # A hyphen pdfium removed (U+FFFE, U+0002) has no glyph to measure.
+    visible = [
+        index
+        for index in range(start, end)
+        if not raw[index].isspace() and raw[index] not in "\ufffe\u0002"
+    ]
     if not visible:
         return None
     sizes: list[float] = []

@@ -21,6 +21,7 @@ import re
 from statistics import median
 
 from citeproof.parser.blocks import LineBox
+from citeproof.parser.layout import breaks_a_range
 from citeproof.parser.thesis.entries import can_end_entry, looks_like_entry_start
 from citeproof.parser.thesis.sections import is_reference_heading
 from citeproof.text.names import is_organisation
@@ -86,7 +87,10 @@ def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: l
         for line_index in range(first, len(lines)):
             text = lines[line_index].strip()
             box = boxes[page_index][line_index] if line_index < len(boxes[page_index]) else None
-            if not text or box is None or _PAGE_NUMBER.fullmatch(text):
+            page_number = _PAGE_NUMBER.fullmatch(text) and not (
+                region and breaks_a_range(region[-1].text)
+            )
+            if not text or box is None or page_number:
                 continue
             if _AFTER_LIST.match(text) or _LETTERED_HEADING.fullmatch(text):
                 return _entries_only(region)
