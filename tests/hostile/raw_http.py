@@ -110,10 +110,14 @@ async def upload(
     content_length: int | None = None,
     stall_after: int | None = None,
     resume: asyncio.Event | None = None,
+    trickle_after: int | None = None,
+    trickle_every_s: float = 1.0,
     timeout_s: float = 300.0,
 ) -> RawResponse:
     """POST the files as multipart. With `stall_after`, stop after that many body bytes until
-    `resume` is set (or forever, when it is None) — unless the server answers first."""
+    `resume` is set (or forever, when it is None) — unless the server answers first. With
+    `trickle_after`, send one byte every `trickle_every_s` after that many (never silent long
+    enough for an idle timeout)."""
     url = urlsplit(base_url)
     boundary = uuid.uuid4().hex
     parts = _multipart(files, kind, boundary)
@@ -146,6 +150,16 @@ async def upload(
                     if answer.done():
                         break
                     stall_after = None
+                if trickle_after is not None and sent + len(piece) > trickle_after:
+                    for byte in (piece[i : i + 1] for i in range(len(piece))):
+                        if answer.done():
+                            break
+                        writer.write(byte)
+                        sent += 1
+                        await writer.drain()
+                        if sent > trickle_after:
+                            await asyncio.wait([answer], timeout=trickle_every_s)
+                    continue
                 writer.write(piece)
                 sent += len(piece)
                 await writer.drain()

@@ -207,6 +207,35 @@ async def test_a_body_that_stops_arriving_is_cut_off(pool, db_settings):
         assert after.status == 202, after.body
 
 
+async def test_a_body_that_trickles_is_cut_off_and_frees_its_slot(pool, db_settings):
+    """Slowloris that never goes silent: one byte a second keeps an idle timeout away, so the
+    body must also keep a minimum rate over each window."""
+    alice = await new_user(pool)
+    settings = ApiSettings(
+        upload_idle_timeout_s=2, upload_min_bytes_per_s=4096, max_concurrent_uploads_per_user=1
+    )
+    with serve_api(db_settings, settings) as url:
+        session_id = await _session(url, alice.token)
+        started = asyncio.get_running_loop().time()
+        trickled = await asyncio.wait_for(
+            upload(
+                url,
+                alice.token,
+                session_id,
+                [GeneratedFile("t.pdf", MIB)],
+                trickle_after=1000,
+                trickle_every_s=0.5,
+            ),
+            timeout=30,
+        )
+        _error(trickled, 408, "upload_too_slow")
+        # Cut at the end of the first slow window, not when the body would have ended.
+        assert asyncio.get_running_loop().time() - started < 10
+        # The slot is free again: the next upload goes through.
+        after = await upload(url, alice.token, session_id, [GeneratedFile("n.pdf", MIB)])
+        assert after.status == 202, after.body
+
+
 async def test_the_upload_refusals_are_documented_in_the_openapi_document(db_settings):
     from tests.integration.api_support import api_client
 

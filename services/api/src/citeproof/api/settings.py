@@ -31,6 +31,8 @@ DEFAULT_MAX_CONCURRENT_UPLOADS = 8
 DEFAULT_MAX_CONCURRENT_UPLOADS_PER_USER = 2
 DEFAULT_UPLOAD_SLOT_WAIT_S = 30.0
 DEFAULT_UPLOAD_IDLE_TIMEOUT_S = 30.0
+# 64 kbit/s: a slow link passes; a client trickling bytes to hold a slot does not.
+DEFAULT_UPLOAD_MIN_BYTES_PER_S = 8 * 1024
 
 
 class ApiSettings(Settings, frozen=True, kw_only=True):
@@ -103,6 +105,11 @@ class ApiSettings(Settings, frozen=True, kw_only=True):
         doc("An upload whose body sends nothing for this long is refused with 408 (seconds).",
             gt=0),
     ] = DEFAULT_UPLOAD_IDLE_TIMEOUT_S  # fmt: skip
+    upload_min_bytes_per_s: Annotated[
+        int,
+        doc("An upload body must bring at least this many bytes per second over every "
+            "upload_idle_timeout_s window, else 408 upload_too_slow (0: no minimum).", ge=0),
+    ] = DEFAULT_UPLOAD_MIN_BYTES_PER_S  # fmt: skip
     upload_spool_dir: Annotated[
         str,
         doc("Directory for upload bodies on their way into PostgreSQL (empty: the system "

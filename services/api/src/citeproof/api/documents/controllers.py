@@ -65,6 +65,7 @@ class DocumentController(Controller):
                 spool_dir=api_settings.upload_spool_dir,
                 idle_timeout_s=api_settings.upload_idle_timeout_s,
                 staged_cap_bytes=api_settings.max_staged_bytes,
+                min_bytes_per_s=api_settings.upload_min_bytes_per_s,
             )
             try:
                 return await services.stage_upload(

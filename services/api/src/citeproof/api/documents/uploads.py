@@ -93,11 +93,15 @@ def _malformed(reason: str) -> ApiError:
 
 
 async def _chunks_with_idle_timeout(
-    request: Request[Any, Any, Any], idle_timeout_s: float
+    request: Request[Any, Any, Any], idle_timeout_s: float, min_bytes_per_s: int = 0
 ) -> AsyncIterator[bytes]:
     """The body's chunks; a client that sends nothing for `idle_timeout_s` (slowloris) is cut
-    off with 408 instead of holding an upload slot forever."""
+    off with 408 instead of holding an upload slot forever — and so is one that trickles a
+    byte now and then: every window of `idle_timeout_s` must bring `min_bytes_per_s` on
+    average (0: no minimum)."""
     stream = request.stream().__aiter__()
+    loop = asyncio.get_running_loop()
+    window_start, window_bytes = loop.time(), 0
     while True:
         try:
             chunk = await asyncio.wait_for(stream.__anext__(), idle_timeout_s)
@@ -110,6 +114,16 @@ async def _chunks_with_idle_timeout(
                 f"The upload sent no data for {idle_timeout_s:g} s and was abandoned; send the "
                 "body without pauses.",
             ) from None
+        window_bytes += len(chunk)
+        if min_bytes_per_s and loop.time() - window_start >= idle_timeout_s:
+            if window_bytes < min_bytes_per_s * idle_timeout_s:
+                raise ApiError(
+                    408,
+                    "upload_too_slow",
+                    f"The upload arrived at under {min_bytes_per_s // 1024} KiB/s for "
+                    f"{idle_timeout_s:g} s and was abandoned; retry on a faster connection.",
+                )
+            window_start, window_bytes = loop.time(), 0
         yield chunk
 
 
@@ -122,6 +136,7 @@ async def read_upload(
     spool_dir: str | None = None,
     idle_timeout_s: float = 30.0,
     staged_cap_bytes: int | None = None,
+    min_bytes_per_s: int = 0,
 ) -> UploadForm:
     """Parse the multipart body into a spool file. The caller must close() the form.
 
@@ -136,7 +151,7 @@ async def read_upload(
             boundary,
             spool,
             (max_file_bytes, max_total_bytes, staged_cap_bytes, max_files),
-            idle_timeout_s,
+            (idle_timeout_s, min_bytes_per_s),
         )
     except BaseException:
         spool.close()
@@ -148,9 +163,10 @@ async def _read_into(
     boundary: bytes,
     spool: IO[bytes],
     caps: tuple[int, int, int | None, int],
-    idle_timeout_s: float,
+    pace: tuple[float, int],
 ) -> UploadForm:
     max_file_bytes, max_total_bytes, staged_cap_bytes, max_files = caps
+    idle_timeout_s, min_bytes_per_s = pace
     files: list[UploadedFile] = []
     kind_parts: list[bytearray] = []
     current: UploadedFile | bytearray | None = None
@@ -162,7 +178,7 @@ async def _read_into(
             max_header_size=MAX_PART_HEADER_BYTES,
             max_segment_count=max_files + 8,
         ) as parser:
-            async for chunk in _chunks_with_idle_timeout(request, idle_timeout_s):
+            async for chunk in _chunks_with_idle_timeout(request, idle_timeout_s, min_bytes_per_s):
                 for part in parser.parse(chunk):
                     if isinstance(part, MultipartSegment):
                         current, hasher = _start_part(part, files, kind_parts, max_files)
