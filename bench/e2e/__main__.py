@@ -21,13 +21,16 @@ the last report ends it), per stage from the services' metrics (task seconds, sl
 (CPU seconds incl. children, CPU busy = CPU seconds / wall, peak RSS) and from its metrics the
 event-loop lag p99 and worst; PostgreSQL's CPU likewise.
 
-Sizing model (docs/operations.md), computed from run 1 before run 3 starts: each stage needs at
-least its task seconds (handler wall time, from the metrics) over its slots (replicas x
-concurrency), and the whole run at least its CPU seconds over the cores; a run lasts its largest
-bound divided by that bound's efficiency in run 1 (bound / wall). The bottleneck is the service
-of the stage with the largest bound. The CPU-only view (CPU per thesis over cores and replicas)
-is recorded next to it: on this machine it sees no gain from a replica because the stages are
-not CPU-bound at one replica each.
+Sizing model (docs/operations.md), computed from run 1 before run 3 starts: a thesis is planned
+only when all of its documents are parsed, so a run is a first phase (parse, then plan) followed
+by a second (retrieve beside judge). Each phase needs at least its stages' slot bounds (task
+seconds over replicas x concurrency: summed in the first phase, the largest in the second) and at
+least its CPU (each service's CPU over its replicas, one core each at most; the phase's CPU over
+the cores, where a second replica on 2 cores contends instead of adding a core); the run lasts
+the two phases (or all its CPU over the cores, if longer) divided by run 1's efficiency (modelled
+/ measured wall). The bottleneck is the service of the stage with the largest slot bound. The
+CPU-only view is recorded next to it. The machine is shared: each run records its load average
+and `others_cpu_busy` (cores other people's work used meanwhile, from /proc/stat).
 
 Writes bench/results/e2e.json.
 """
@@ -81,6 +84,15 @@ CONCURRENCY: Final = {
     JUDGE_STAGE: DEFAULT_CONCURRENCY,
 }
 INPROCESS_WORKERS: Final = CORES
+# The sizing model's two phases (see phase_bounds_s): parse then plan, then retrieve beside judge.
+FIRST_PHASE: Final = "documents"
+SECOND_PHASE: Final = "citations"
+PHASES: Final = {
+    FIRST_PHASE: (PARSE_STAGE, PLAN_STAGE),
+    SECOND_PHASE: (RETRIEVE_STAGE, JUDGE_STAGE),
+}
+# The services whose CPU each phase spends (planning's share of the retriever's is small).
+PHASE_SERVICES: Final = {FIRST_PHASE: ("parser",), SECOND_PHASE: ("retriever", "judge")}
 # Top-level figures of e2e.json: the distributed stack at one replica per stage.
 HEADLINE_KEYS: Final = (
     "theses", "citations", "p50_s", "p95_s", "max_s", "theses_per_hour", "citations_per_s",
@@ -182,11 +194,15 @@ def run_configuration(
             }
             scrapes_before = {n: observe.scrape(u) for n, u in metric_urls.items()}
             cpu_before = observe.cpu_by_process(pids)
+            machine_before = observe.machine_cpu_seconds()
+            load_before = os.getloadavg()[0]
             print(f"{name}: {len(work)} users start", flush=True)
             began = time.monotonic()
             users = asyncio.run(all_users(stack.api_url, tokens, work, timeout_s))
             wall = time.monotonic() - began
             cpu_after = observe.cpu_by_process(pids)
+            machine = observe.machine_cpu_seconds() - machine_before
+            load = (load_before, os.getloadavg()[0])
             scrapes_after = {n: observe.scrape(u) for n, u in metric_urls.items()}
             peak_rss = {n: observe.peak_rss_mb(pid) for n, pid in pids.items()}
             totals = asyncio.run(_totals(url))
@@ -195,10 +211,15 @@ def run_configuration(
             for worker in inprocess:
                 worker.terminate()
                 worker.wait(60)
-    return summarise(
+    result = summarise(
         name, users, wall, totals, replicas, pids, cpu_before, cpu_after,
         scrapes_before, scrapes_after, peak_rss,
     )  # fmt: skip
+    # The machine is shared: how much CPU other work took during this run, next to ours.
+    ours = sum(entry["cpu_s"] for entry in result["processes"].values())
+    result["others_cpu_busy"] = round(max(0.0, machine - ours) / wall, 2)
+    result["load_average_1m"] = [round(value, 2) for value in load]
+    return result
 
 
 def summarise(
@@ -306,12 +327,47 @@ def slot_bounds_s(run: dict, replicas: dict[str, int]) -> dict[str, float]:
     return bounds
 
 
+def phase_bounds_s(run: dict, replicas: dict[str, int]) -> dict[str, float]:
+    """The least time of each phase of the pipeline with these replicas, from the run's costs.
+
+    A thesis is planned only once all of its documents are parsed, and fair claims parse every
+    user's documents side by side, so retrieval starts in earnest when parsing ends and judging
+    trails retrieval citation by citation: the run is the first phase (parse, then plan) followed
+    by the second (retrieve and judge at once). Each phase needs at least its slowest stage's
+    slot bound (task seconds over slots) and at least its CPU: each service's CPU over its
+    replicas (one core each at most), and the phase's CPU over the machine's cores - on 2
+    cores a second replica contends with the stages it runs beside instead of adding a core.
+    """
+    slots = slot_bounds_s(run, replicas)
+    cpu = {service_of(p): 0.0 for p in run["processes"]}
+    for process, entry in run["processes"].items():
+        cpu[service_of(process)] += entry["cpu_s"]
+    bounds: dict[str, float] = {}
+    for phase, stages in PHASES.items():
+        services = PHASE_SERVICES[phase]
+        per_service = [
+            cpu.get(service, 0.0) / min(replicas.get(service, 1), CORES) for service in services
+        ]
+        together = sum(cpu.get(service, 0.0) for service in services) / CORES
+        # The first phase's stages run one after the other, the second's side by side.
+        stage_s = [slots[stage] for stage in stages]
+        slot_bound = sum(stage_s) if phase == FIRST_PHASE else max(stage_s)
+        bounds[phase] = max(slot_bound, *per_service, together)
+    bounds["cpu"] = slots["cpu"]
+    return bounds
+
+
+def modelled_wall_s(bounds: dict[str, float]) -> float:
+    return max(bounds[FIRST_PHASE] + bounds[SECOND_PHASE], bounds["cpu"])
+
+
 def predict(run: dict, replicas: dict[str, int]) -> tuple[float, float]:
-    """The sizing model: a run takes its largest bound divided by the share of the run that
-    bound kept busy in the measured run (its efficiency). Returns (theses per hour predicted
-    for `replicas`, efficiency)."""
-    efficiency = max(slot_bounds_s(run, {}).values()) / run["wall_s"]
-    wall = max(slot_bounds_s(run, replicas).values()) / efficiency
+    """The sizing model: the run lasts its first phase plus its second (or its CPU over the
+    cores, if longer), divided by how close the measured run came to that (its efficiency:
+    the pipeline's fill and drain, polls, uploads). Returns (theses per hour predicted for
+    `replicas`, efficiency)."""
+    efficiency = modelled_wall_s(phase_bounds_s(run, {})) / run["wall_s"]
+    wall = modelled_wall_s(phase_bounds_s(run, replicas)) / efficiency
     return run["theses"] / wall * 3600, efficiency
 
 
@@ -454,6 +510,10 @@ def main(argv: list[str] | None = None) -> int:
             "unit_costs": unit_costs(one),
             "cpu_s_per_thesis": {k: round(v, 1) for k, v in per_thesis.items()},
             "slot_bounds_s": {k: round(v, 1) for k, v in slot_bounds_s(one, {}).items()},
+            "phase_bounds_s": {k: round(v, 1) for k, v in phase_bounds_s(one, {}).items()},
+            "phase_bounds_s_with_two": {
+                k: round(v, 1) for k, v in phase_bounds_s(one, {slowest: 2}).items()
+            },
             "efficiency": round(efficiency, 3),
             "task_wall_s_per_unit": task_seconds_per_unit(one),
         },

@@ -16,15 +16,13 @@ import os
 
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
-from citeproof.judge.backend import build_backend
-from citeproof.judge.settings import load_judge_settings
-from citeproof.judge.stage import JudgeStage
+from citeproof.judge.service import JudgeService
 from citeproof.obs.logs import configure_logging
 from citeproof.obs.settings import ObservabilitySettings
 from citeproof.parser.service import ParseService
 from citeproof.pipeline import JUDGE_STAGE, PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE
 from citeproof.queue import run_once
-from citeproof.retriever.service import RetrieverService, configure_process
+from citeproof.retriever.service import RetrieverService
 from citeproof.settings import load
 
 READY = "inprocess-worker-ready"
@@ -45,15 +43,12 @@ async def stage_loop(pool, stage, worker_id: str) -> None:
 
 
 async def work() -> None:
-    parser = ParseService()
-    retriever = RetrieverService()
-    configure_process(retriever.settings)
-    judge = JudgeStage(build_backend(load_judge_settings()))
-    stages = [parser.stage(), retriever.plan_stage, retriever.retrieve_stage, judge.stage()]
+    services = [ParseService(), RetrieverService(), JudgeService()]
+    stages = [stage for service in services for stage in service.stages()]
     slots = sum(SLOTS[stage.name] for stage in stages)
     pool = await create_pool(load(DatabaseSettings), max_size=slots + 2)
     try:
-        await asyncio.gather(parser.warm_up(pool), retriever.retriever.embed(["warm-up"]))
+        await asyncio.gather(*(service.warm_up(pool) for service in services))
         print(READY, flush=True)  # the benchmark starts its clock after every worker said so
         worker_id = f"inprocess-{os.getpid()}"
         await asyncio.gather(
@@ -64,7 +59,8 @@ async def work() -> None:
             )
         )
     finally:
-        parser.sandbox.close()
+        for service in services:
+            service.close()
         await pool.close()
 
 

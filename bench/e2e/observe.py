@@ -167,5 +167,14 @@ def peak_rss_mb(pid: int) -> float:
     return round(total_kb / 1024, 1)
 
 
+def machine_cpu_seconds() -> float:
+    """Busy CPU seconds of the whole machine so far, every process's (/proc/stat): the
+    benchmark's own processes subtracted from it leave what other people's work took."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    # user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+    busy = sum(int(v) for i, v in enumerate(fields[:8]) if i not in (3, 4))
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
 def cpu_by_process(pids: Mapping[str, int]) -> dict[str, float]:
     return {name: tree_cpu_seconds(pid) for name, pid in pids.items()}

@@ -56,3 +56,43 @@ def test_parse_reads_stage_histograms_and_the_loop_lag() -> None:
     wait = scrape.stages["judge"]["citeproof_task_queue_wait_seconds"]
     assert wait.count == 4.0 and wait.total == 5.5 and wait.buckets[1.0] == 3.0
     assert scrape.loop_lag_max_s == 0.25
+
+
+def _run(wall_s: float) -> dict:
+    """A measured run: parse 2 slots, the other stages 4 (task seconds), CPU per process."""
+    return {
+        "theses": 6,
+        "wall_s": wall_s,
+        "stages": {
+            "parse": {"task_seconds": 60.0},
+            "plan": {"task_seconds": 4.0},
+            "retrieve": {"task_seconds": 160.0},
+            "judge": {"task_seconds": 80.0},
+        },
+        "processes": {
+            "parser-1": {"cpu_s": 10.0},
+            "retriever-1": {"cpu_s": 30.0},
+            "judge-1": {"cpu_s": 24.0},
+            "postgres": {"cpu_s": 4.0},
+        },
+    }
+
+
+def test_the_sizing_model_runs_the_phases_in_turn_and_caps_a_replica_by_the_cores(
+    monkeypatch,
+) -> None:
+    from bench.e2e import __main__ as e2e
+
+    monkeypatch.setattr(e2e, "CORES", 2)
+    one = _run(wall_s=80.0)
+    bounds = e2e.phase_bounds_s(one, {})
+    # Parse (60 s over 2 slots) then plan (4 over 4); then retrieve (160 over 4) beside judge.
+    assert bounds["documents"] == pytest.approx(31.0)
+    assert bounds["citations"] == pytest.approx(40.0)
+    predicted, efficiency = e2e.predict(one, {"retriever": 2})
+    assert efficiency == pytest.approx(71.0 / 80.0)
+    # Two retrievers halve retrieval's slot bound (20 s) and planning's; judging (20 s) and the
+    # second phase's CPU on 2 cores ((30 + 24) / 2 = 27 s) now bound the phase.
+    two = e2e.phase_bounds_s(one, {"retriever": 2})
+    assert two["citations"] == pytest.approx(27.0)
+    assert predicted == pytest.approx(6 / ((30.5 + 27.0) / efficiency) * 3600)
