@@ -1,6 +1,6 @@
 """Retrieval benchmark on Check-COVID: recall of gold evidence sentences, and latency.
 
-    python bench/retrieval.py [CHECKCOVID_DIR] [--split dev]
+    python -m bench.retrieval [CHECKCOVID_DIR] [--split dev]
 
 Recall. Every abstract cited by a claim of the split is rendered to a PDF (citeproof.pdfgen) and
 indexed through the real parser path: staged as a parse item and parsed, chunked and embedded by
