@@ -6,7 +6,9 @@ Each fixture (a LaTeX project with a Better BibTeX .bib whose `file` fields poin
 PDFs; the same project with a Zotero CSL-JSON or RIS library uploaded beside it; the rendered
 thesis PDF matched to the RIS library; DOCX with Zotero and with Mendeley citation fields) is
 uploaded through the API to a fresh embedded PostgreSQL, parsed by the real parse stage and
-planned by the real planner. Every citation's reference and linked PDF is compared with the
+planned by the real planner. The same fixtures, laid out on disk as a user has them, are then
+checked by `citeproof check` itself (records `citeproof check: ...`, `bench/_library_cli.py`).
+Every citation's reference and linked PDF is compared with the
 sample's intended one (samples/demo/expected.json).
 
 Writes the section `library_inputs` of bench/results/extraction.json (same record shape as
@@ -52,6 +54,27 @@ def merge_section(records: dict[str, dict], path: Path = RESULTS) -> Path:
     return path
 
 
+def merge_records(records: dict[str, dict], path: Path = RESULTS) -> Path:
+    """Replace only these records of `library_inputs` (the `citeproof check` ones alone)."""
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data.setdefault(SECTION, {}).update(records)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def through_the_cli() -> dict[str, dict]:
+    """The same fixtures through `citeproof check` (`bench/_library_cli.py`)."""
+    import shutil
+
+    from _library_cli import measure as measure_cli
+
+    work = Path(tempfile.mkdtemp(prefix="citeproof-library-cli-"))
+    try:
+        return measure_cli(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 async def measure(url: str, work: Path) -> dict[str, dict]:
     await apply_migrations(url)
     settings = DatabaseSettings(url=url, pool_min=1, pool_max=6)
@@ -91,6 +114,7 @@ def main() -> int:
     with common.fresh_postgres("citeproof-library-") as url, tempfile.TemporaryDirectory() as work:
         records = asyncio.run(measure(url, Path(work)))
     records.update(style_matrix())
+    records.update(through_the_cli())
     path = merge_section(records)
     columns = [
         common.Column("references_found", "refs", 0),

@@ -150,3 +150,13 @@ def test_latex_project_folder_is_zipped_and_its_bib_attachments_uploaded(
     # The project's own .bib is in the zip; its attached PDFs go up as sources.
     assert plan.libraries.exports == []
     assert sorted(p.name for p in plan.sources) == NAMES
+
+
+def test_sources_after_options_are_sources_too() -> None:
+    from citeproof.cli import parse
+
+    args = parse(["check", "thesis.pdf", "--bib", "lib.bib", "sources/", "more.pdf", "-f", "json"])
+    assert args.bib == [Path("lib.bib")]
+    assert args.sources == [Path("sources/"), Path("more.pdf")]
+    with pytest.raises(SystemExit):
+        parse(["check", "thesis.pdf", "--no-such-option"])

@@ -52,12 +52,22 @@ def _configure_cli_logging() -> None:
     configure_logging("cli", settings)
 
 
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line as a namespace. A command may take words argparse left over (it stops
+    filling a `nargs="*"` positional at the first option: `check T --bib L S` leaves `S`)."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    absorb = getattr(args, "absorb_extra", None)
+    if extra and (absorb is None or not absorb(args, extra)):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     # The embedded PostgreSQL's wheel imports platformdirs, which warns about an unset
     # XDG_RUNTIME_DIR (containers, CI) on every command; nothing here uses that directory.
     warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse(argv)
     _configure_cli_logging()
     return int(args.handler(args) or 0)
 

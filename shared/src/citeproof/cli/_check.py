@@ -147,7 +147,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="give up after this many s"
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, absorb_extra=_more_sources)
+
+
+def _more_sources(args: argparse.Namespace, extra: list[str]) -> bool:
+    """Words after an option (`check thesis.pdf --bib lib.bib sources/`) are more sources."""
+    if any(word.startswith("-") for word in extra):
+        return False
+    args.sources = [*args.sources, *map(Path, extra)]
+    return True
 
 
 def _fail(message: str) -> int:
