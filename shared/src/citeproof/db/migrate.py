@@ -31,6 +31,8 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     applied_at  timestamptz NOT NULL DEFAULT now()
 )
 """
+# A runtime role has no CREATE on the schema: it must not even try the ledger's DDL.
+LEDGER_EXISTS = "SELECT to_regclass('schema_migrations') IS NOT NULL"
 SELECT_APPLIED = "SELECT version, name, checksum FROM schema_migrations ORDER BY version"
 RECORD_APPLIED = "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)"
 
@@ -99,14 +101,34 @@ def discover(directory: Path) -> list[Migration]:
     return migrations
 
 
-async def apply_migrations(url: str, directory: Path | None = None) -> list[int]:
-    """Apply pending migrations; returns the versions this call applied."""
+async def apply_migrations(
+    url: str, directory: Path | None = None, *, grant_roles: bool = False
+) -> list[int]:
+    """Apply pending migrations; returns the versions this call applied.
+
+    After applying any (or always, with `grant_roles`: `citeproof migrate`), the runtime
+    roles that exist get their grants again, so a new table is reachable by the services that
+    need it (`citeproof.db.roles`). A runtime role with nothing pending applies nothing and
+    runs no DDL; with something pending it fails, naming the migration role's job.
+    """
+    from citeproof.db.roles import grant_runtime_roles
+
     migrations = discover(directory or default_migrations_dir())
     conn = await asyncpg.connect(url)
     try:
         await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK_KEY)
         try:
-            return await _apply_locked(conn, migrations)
+            try:
+                done = await _apply_locked(conn, migrations)
+                if done or grant_roles:
+                    await grant_runtime_roles(conn)
+            except asyncpg.InsufficientPrivilegeError as exc:
+                raise MigrationError(
+                    f"migrations are pending and this database role cannot apply them ({exc}); "
+                    "run `citeproof migrate` as the migration role (the Kubernetes migration "
+                    "Job) first, see docs/operations.md"
+                ) from exc
+            return done
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK_KEY)
     finally:
@@ -114,7 +136,8 @@ async def apply_migrations(url: str, directory: Path | None = None) -> list[int]
 
 
 async def _apply_locked(conn: asyncpg.Connection, migrations: list[Migration]) -> list[int]:
-    await conn.execute(CREATE_LEDGER)
+    if not await conn.fetchval(LEDGER_EXISTS):
+        await conn.execute(CREATE_LEDGER)
     applied = {row["version"]: row for row in await conn.fetch(SELECT_APPLIED)}
     done: list[int] = []
     for migration in migrations:
