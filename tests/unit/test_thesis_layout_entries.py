@@ -325,3 +325,27 @@ def test_a_line_pdfium_joined_at_a_hyphen_is_no_gap_between_entries():
     ]
     (starts,) = reference_entry_starts([lines], [boxes], [595.0])
     assert starts == [lines[1], lines[2], lines[4], lines[6]]
+
+
+def test_a_modest_gap_starts_an_entry_when_the_line_opens_like_one():
+    from citeproof.parser.blocks import LineBox
+    from citeproof.parser.reference_layout import reference_entry_starts
+
+    def box(bottom: float) -> LineBox:
+        return LineBox(size=10.5, top=bottom + 9.5, bottom=bottom, left=64)
+
+    # Pitch 14 inside entries; 4 pt after each entry, placed by the producer at 18.2 or 17.7
+    # (the threshold of a gap by itself lies at 17.8). No full stop ends an entry.
+    lines = [
+        "References",
+        "Ferreira, W. (2020) Masks Do More Than Protect Others, Clinical Reviews 4,",
+        "95–880",
+        "Fischer, S., Horvath, P. and Haddad, L. (2021) Primary exposure to SARS-CoV-2",
+        "protects against reinfection in rhesus macaques, Nature Medicine 49, 142–476",
+        "Haddad, I. and Larsen, M. (2022) Duration of Antibody Responses after Severe",
+        "Acute Respiratory Syndrome, Journal of Hospital Infection 23, 113–867",
+        "Hofer, P. (2022) Does impact assessment hold?, Journal of Infection 18, 343–453",
+    ]
+    bottoms = [760.0, 740.0, 726.0, 707.8, 693.8, 676.1, 662.1, 643.9]
+    (starts,) = reference_entry_starts([lines], [[box(b) for b in bottoms]], [595.0])
+    assert starts == [lines[1], lines[3], lines[5], lines[7]]

@@ -43,6 +43,8 @@ MAX_INDENT_PT = 60.0
 # A gap between lines this much larger than the pitch inside entries separates two entries.
 GAP_FACTOR = 1.2
 GAP_SLACK_PT = 1.0
+# A gap this much larger than that pitch separates entries when the next line opens like one.
+CONFIRMED_GAP_PT = 2.0
 # Lines of a page whose left edge lies beyond this share of the page width are a second column.
 SECOND_COLUMN_SHARE = 0.42
 # A bibliography entry of notes styles (Chicago, MLA) opens with the first author inverted and
@@ -200,8 +202,13 @@ def _gap_starts(region: list[_Line]) -> set[int] | None:
     if not wide or len(wide) == len(pitches):
         return None
     starts = {0} | wide
+    # A smaller gap (a 4 pt space after entries at a 14 pt pitch, positions rounded by the
+    # producer) starts an entry when the text says so too.
+    modest = {index for index, pitch in pitches.items() if pitch > inner + CONFIRMED_GAP_PT}
     # A line opening a column or page continues the entry before it unless its text says not.
-    starts.update(index for index in _text_starts(region) if index not in pitches)
+    starts.update(
+        index for index in _text_starts(region) if index not in pitches or index in modest
+    )
     return starts
 
 
