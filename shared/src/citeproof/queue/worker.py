@@ -1,9 +1,9 @@
-"""The worker process: claim loops, heartbeats, sweeper, listener, health, drain.
+"""The worker process's lifecycle: registry, heartbeats, sweeper, listener, health, drain.
 
-Concurrency model: one asyncio event loop per process. Each stage has a producer loop that
-claims up to `concurrency - in_flight` rows when woken (NOTIFY, a finished task, the poll
-timer) and starts one asyncio task per row. Handlers do blocking work (parsing, embedding)
-in threads or child processes so that the loop — and with it the heartbeat — keeps ticking.
+Concurrency model: one asyncio event loop per process. Each stage has a claim loop
+(`_producer.py`) that claims up to `concurrency - in_flight` rows when woken and starts one
+asyncio task per row; this module starts those loops, keeps the leases of their tasks alive,
+sweeps expired ones, and on SIGTERM stops the loops and drains their tasks.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import socket
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from importlib import metadata
 
 import asyncpg
@@ -30,15 +29,13 @@ from citeproof.db.pool import create_pool, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.queue import _sql
-from citeproof.queue._breaker import Breaker
-from citeproof.queue._completer import GroupCompleter
-from citeproof.queue._executor import ANSWERED_OUTCOMES, execute
+from citeproof.queue._executor import execute
 from citeproof.queue._health import HealthServer
 from citeproof.queue._listener import Listener
+from citeproof.queue._producer import StageProducer, WorkerHooks
 from citeproof.queue._sweeper import sweep_expired
-from citeproof.queue.metrics import StageMetrics, stage_metrics
 from citeproof.queue.settings import QueueSettings
-from citeproof.queue.stage import PeriodicJob, Stage, TaskContext, hand_back
+from citeproof.queue.stage import PeriodicJob, Stage, TaskContext
 from citeproof.settings import load
 
 log = structlog.get_logger("citeproof.worker")
@@ -102,37 +99,6 @@ def stall_limit_s(interval_s: float) -> float:
     return max(MIN_STALL_S, interval_s * STALL_FACTOR)
 
 
-@dataclass
-class _StageRunner:
-    stage: Stage
-    settings: QueueSettings
-    completer: GroupCompleter
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    in_flight: dict[object, tuple[asyncio.Task[None], TaskContext]] = field(default_factory=dict)
-    # When the claim loop last went round (monotonic), for /healthz.
-    last_tick: float = field(default_factory=time.monotonic)
-    # Open while a backend the stage needs is unreachable (see _breaker.py).
-    breaker: Breaker | None = None
-    metrics: StageMetrics = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.metrics = stage_metrics(self.stage.name)
-        if self.breaker is None:
-            self.breaker = Breaker(
-                self.stage.name,
-                self.settings.dependency_probe_s,
-                self.settings.dependency_outage_max_s,
-            )
-
-
-@dataclass
-class WorkerHooks:
-    """Test hooks: called synchronously on the loop; never needed in production."""
-
-    on_claimed: Callable[[str, asyncpg.Record], None] | None = None
-    on_finished: Callable[[str, asyncpg.Record, str], None] | None = None
-
-
 class Worker:
     def __init__(
         self,
@@ -153,20 +119,25 @@ class Worker:
         self.pool = pool
         self.settings = (settings or load(QueueSettings)).validate()
         overrides = stage_overrides or {}
+        self.hooks = hooks or WorkerHooks()
+        self._stopping = asyncio.Event()
         self._runners = [
-            _StageRunner(
+            StageProducer(
                 s,
                 overrides.get(s.name) or (settings or stage_settings(s)),
-                GroupCompleter(pool, s, self.worker_id),
+                pool=pool,
+                worker_id=self.worker_id,
+                stopping=self._stopping,
+                hooks=self.hooks,
+                on_breaker_change=self._touch_registry,
             )
             for s in stages
         ]
-        self._by_channel: dict[str, list[_StageRunner]] = {}
+        self._by_channel: dict[str, list[StageProducer]] = {}
         for runner in self._runners:
             self._by_channel.setdefault(runner.stage.channel, []).append(runner)
         self.capabilities = list(capabilities) or [s.name for s in stages]
         self._periodic = list(periodic)
-        self.hooks = hooks or WorkerHooks()
         self.listener: Listener | None = None
         if listen_url and self.settings.listen:
             self.listener = Listener(
@@ -177,7 +148,6 @@ class Worker:
                 keepalive_s=self.settings.listener_keepalive_s,
                 reconnect_max_s=self.settings.listener_reconnect_max_s,
             )
-        self._stopping = asyncio.Event()
         self._background: list[asyncio.Task[None]] = []
         # When the heartbeat and sweeper loops last went round (monotonic), for /healthz.
         self._heartbeat_tick = self._sweeper_tick = time.monotonic()
@@ -236,8 +206,7 @@ class Worker:
             await self.health.start()
         spawn = asyncio.create_task
         self._background = [
-            spawn(self._produce(r), name=f"{CLAIM_TASK_PREFIX}{r.stage.name}")
-            for r in self._runners
+            spawn(r.run(), name=f"{CLAIM_TASK_PREFIX}{r.stage.name}") for r in self._runners
         ]
         self._background.append(spawn(self._heartbeat_loop(), name="heartbeat"))
         self._background.append(spawn(self._sweep_loop(), name="sweeper"))
@@ -255,7 +224,7 @@ class Worker:
         with contextlib.suppress(Exception):
             await self._touch_registry(draining=True)
         # The claim loops first: one may have a claim in flight, whose rows it hands back
-        # when the reply arrives (see _produce). Only then is the set of tasks complete.
+        # when the reply arrives (see StageProducer.run). Only then is the set of tasks complete.
         producers = [t for t in self._background if t.get_name().startswith(CLAIM_TASK_PREFIX)]
         if producers:
             await asyncio.wait(producers, timeout=grace)
@@ -264,28 +233,9 @@ class Worker:
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=grace)
             if pending:
-                await self._hand_back_unfinished()
+                for runner in self._runners:
+                    await runner.hand_back_unfinished()
         await self.stop()
-
-    async def _hand_back_unfinished(self) -> None:
-        for runner in self._runners:
-            for task, ctx in list(runner.in_flight.values()):
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-                await self._give_back(runner, [ctx.row])
-
-    async def _give_back(self, runner: _StageRunner, rows: Sequence[asyncpg.Record]) -> None:
-        """Hand rows back because we are leaving: no attempt is charged (they did nothing
-        wrong), and another worker is woken now rather than at its next poll."""
-        for row in rows:
-            with contextlib.suppress(Exception):
-                if await hand_back(self.pool, runner.stage, row, self.worker_id, 0):
-                    runner.metrics.finished("handed_back").inc()
-                    log.info("task.handed_back", stage=runner.stage.name, task_id=str(row["id"]))
-        if rows:
-            with contextlib.suppress(Exception):
-                await self.pool.execute(_sql.NOTIFY, runner.stage.channel, "")
 
     async def stop(self) -> None:
         self._stopping.set()
@@ -306,88 +256,6 @@ class Worker:
         log.info("worker.stopped", worker_id=self.worker_id)
 
     # -- loops -------------------------------------------------------------------------
-
-    async def _produce(self, runner: _StageRunner) -> None:
-        stage, settings = runner.stage, runner.settings
-        claim_sql = stage.claim_sql
-        while not self._stopping.is_set():
-            runner.last_tick = time.monotonic()
-            # Clear on every pass, before reading the capacity: a NOTIFY arriving during the
-            # claim re-arms it, and one that arrives while every slot is busy needs no
-            # remembering - a finishing task sets the event again and its claim finds the
-            # announced rows. Clearing only when there was room made a full worker spin.
-            runner.wake.clear()
-            capacity = settings.concurrency - len(runner.in_flight)
-            assert runner.breaker is not None
-            limit = runner.breaker.claim_limit()
-            if limit is not None:
-                # The stage's backend is down: nothing, or one probe task at a time.
-                capacity = min(capacity, limit)
-            claimed = 0
-            if capacity > 0:
-                try:
-                    rows = await self.pool.fetch(
-                        claim_sql,
-                        min(settings.batch_size, capacity),
-                        self.worker_id,
-                        settings.lease_s,
-                    )
-                except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-                    log.warning("claim.failed", stage=stage.name, error=str(exc))
-                    rows = []
-                    await self._sleep_or_stop(min(settings.poll_interval_s, 1.0))
-                if self._stopping.is_set():
-                    # A drain began while the claim was in flight: its rows were never seen
-                    # by the drain, so they go straight back instead of starting.
-                    await self._give_back(runner, rows)
-                    return
-                runner.metrics.claimed.inc(len(rows))
-                runner.metrics.in_progress.inc(len(rows))
-                for row in rows:
-                    self._start_task(runner, row)
-                claimed = len(rows)
-            if claimed and claimed == min(settings.batch_size, capacity):
-                continue  # more work is probably waiting; don't sleep
-            timeout = settings.poll_interval_s * random.uniform(0.8, 1.2)
-            if runner.breaker.is_open:
-                timeout = min(timeout, max(runner.breaker.seconds_to_probe(), 0.05))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(runner.wake.wait(), timeout=timeout)
-
-    def _start_task(self, runner: _StageRunner, row: asyncpg.Record) -> None:
-        stage = runner.stage
-        runner.metrics.queue_wait.observe(max(0.0, row["queue_wait_s"] or 0.0))
-        ctx = TaskContext(
-            stage=stage,
-            row=row,
-            pool=self.pool,
-            worker_id=self.worker_id,
-            completer=runner.completer,
-            breaker=runner.breaker,
-        )
-        if self.hooks.on_claimed:
-            self.hooks.on_claimed(stage.name, row)
-        task = asyncio.create_task(self._run_task(runner, ctx), name=f"{stage.name}-{row['id']}")
-        runner.in_flight[row["claim_token"]] = (task, ctx)
-
-    async def _run_task(self, runner: _StageRunner, ctx: TaskContext) -> None:
-        outcome = "cancelled"
-        breaker = runner.breaker
-        assert breaker is not None
-        was_open = breaker.is_open
-        try:
-            outcome = await execute(ctx, runner.settings, own_context=True)
-            if outcome in ANSWERED_OUTCOMES:
-                breaker.answered()  # whatever the handler met, it was not the outage
-            if breaker.is_open != was_open:
-                # Readiness and the runs' "waiting for" read the registry: tell it now.
-                await self._touch_registry()
-        finally:
-            runner.in_flight.pop(ctx.claim_token, None)
-            runner.metrics.in_progress.dec()
-            runner.wake.set()  # capacity freed: claim again without waiting for a poll
-            if self.hooks.on_finished:
-                self.hooks.on_finished(runner.stage.name, ctx.row, outcome)
 
     async def _heartbeat_loop(self) -> None:
         """One loop, several clocks: each stage's leases are extended every that stage's
@@ -423,7 +291,7 @@ class Worker:
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             log.warning("heartbeat.failed", error=str(exc))
 
-    async def _extend_leases(self, runner: _StageRunner) -> None:
+    async def _extend_leases(self, runner: StageProducer) -> None:
         """Extend the leases of one stage's tasks in flight; flag the ones we no longer own."""
         if not runner.in_flight:
             return
@@ -527,10 +395,6 @@ class Worker:
 
     async def _register(self) -> None:
         await self.pool.execute(_sql.TOUCH_WORKER, *self._registry_args(False))
-
-    async def _sleep_or_stop(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
 
 
 async def run_once(
