@@ -14,8 +14,9 @@ BENCH_FOUND := $(shell sed -n 's/^\(bench-[A-Za-z0-9_-]*\):.*/\1/p' mk/*.mk)
 bench: setup ## every benchmark, one after another (bench/results/*.json)
 	$(MAKE) --no-print-directory -j1 $(sort $(BENCH_TARGETS) $(BENCH_FOUND))
 
-# No-op tasks through citeproof's runtime, pgqueuer, procrastinate and a raw SKIP LOCKED loop
-# on one fresh embedded PostgreSQL; options: `make bench-queue BENCH_QUEUE_ARGS="--tasks 20000"`.
+# No-op tasks and the production path (a terminal hook writing one row) through citeproof's runtime,
+# pgqueuer, procrastinate and a raw SKIP LOCKED loop
+# on one fresh embedded PostgreSQL; options: `make bench-queue BENCH_QUEUE_ARGS="--rounds 5"`.
 BENCH_QUEUE_ARGS ?=
 bench-queue: setup ## queue throughput: citeproof vs pgqueuer, procrastinate, raw SKIP LOCKED
-	$(PY) -m bench.bench_queue $(BENCH_QUEUE_ARGS)
+	$(PY) -m bench.queue $(BENCH_QUEUE_ARGS)
