@@ -3,7 +3,7 @@ laid out as Zotero, Better BibTeX, LaTeX and Word users have them, the whole pip
 machine (embedded PostgreSQL, the four services as processes, the judge included). Each report's
 JSON is scored like the API fixtures (`tests/integration/library_support.score`).
 
-    .venv/bin/python bench/_library_cli.py   # only the `citeproof check: ...` records
+    .venv/bin/python -m bench._library_cli   # only the `citeproof check: ...` records
 
 Records are named `citeproof check: <fixture>` in the `library_inputs` section of
 bench/results/extraction.json; `verdict_agreement` stays null (the judge runs, but these records
@@ -22,20 +22,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from citeproof.db.embedded import EmbeddedPostgres  # noqa: E402
-from citeproof.pdfgen.corpus import render_corpus  # noqa: E402
-from tests.integration.library_support import (  # noqa: E402
-    DEMO,
-    KEYS,
-    LIBRARY,
-    NUMBERS,
-    Case,
-    build_docx,
-    score,
-)
+from citeproof.db.embedded import EmbeddedPostgres
+from citeproof.devkit.library_run import DEMO, KEYS, LIBRARY, NUMBERS, Case, build_docx, score
+from citeproof.pdfgen.corpus import render_corpus
 
 PREFIX = "citeproof check: "
 CHECK_TIMEOUT_S = 900
@@ -70,8 +59,10 @@ def _layout(work: Path) -> list[tuple[str, list[str], Callable[[str], str | None
     bib_export.mkdir()
     shutil.copy(LIBRARY / "latex" / "library.bib", bib_export / "ZoteroBibTeX.bib")
     files_beside(bib_export)
-    zotero = build_docx("zotero", work / "zotero.docx")
-    mendeley = build_docx("mendeley", work / "mendeley.docx")
+    # build_docx writes the file at the path it is given (and returns its bytes).
+    zotero, mendeley = work / "zotero.docx", work / "mendeley.docx"
+    build_docx("zotero", zotero)
+    build_docx("mendeley", mendeley)
     numeric = lambda label: label if label in KEYS else None  # noqa: E731
     by_key = NUMBERS.get
     return [
@@ -120,6 +111,8 @@ def measure(work: Path) -> dict[str, dict]:
             )  # fmt: skip
             if result.returncode not in (0, 1):
                 raise RuntimeError(f"{name}: exit {result.returncode}\n{result.stderr}")
+            if not out.exists():
+                raise RuntimeError(f"{name}: no report\n{result.stdout}\n{result.stderr}")
             report = json.loads(out.read_text())
             rows = _rows(report)
             cited = {row["label"] for row in rows if row["label"]}
@@ -140,7 +133,7 @@ def measure(work: Path) -> dict[str, dict]:
 
 
 def main() -> int:
-    from library_inputs import merge_records
+    from bench.library_inputs import merge_records
 
     # Not a pytest tmp dir: as root the server runs as another user that must traverse it.
     work = Path(tempfile.mkdtemp(prefix="citeproof-library-cli-"))

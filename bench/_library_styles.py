@@ -15,9 +15,9 @@ bench-extraction's own scoring:
 
 from __future__ import annotations
 
-import _extraction_styles as styles
 from rapidfuzz import fuzz
 
+from bench import _extraction_styles as styles
 from citeproof.contracts.thesis import Reference, ThesisAnalysis
 from citeproof.linking.library import find_entry
 from citeproof.parser.libraries import parse_bibliography

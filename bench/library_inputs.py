@@ -1,6 +1,6 @@
 """Library inputs (issue: bring your library) checked end to end through the API.
 
-    .venv/bin/python bench/library_inputs.py        # or: make bench-library-inputs
+    .venv/bin/python -m bench.library_inputs        # or: make bench-library-inputs
 
 Each fixture (a LaTeX project with a Better BibTeX .bib whose `file` fields point at the sample
 PDFs; the same project with a Zotero CSL-JSON or RIS library uploaded beside it; the rendered
@@ -26,21 +26,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import common
+from citeproof.db.migrate import apply_migrations
+from citeproof.db.pool import create_pool
+from citeproof.db.settings import DatabaseSettings
+from citeproof.devkit.library_run import cases, new_user_headers, run_case, services
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DO_NOT_TRACK", "1")
-
-import common  # noqa: E402 - bench/ is on sys.path; ROOT had to be added first
-
-from citeproof.db.migrate import apply_migrations  # noqa: E402
-from citeproof.db.pool import create_pool  # noqa: E402
-from citeproof.db.settings import DatabaseSettings  # noqa: E402
-from tests.integration.library_support import (  # noqa: E402
-    cases,
-    new_user_headers,
-    run_case,
-    services,
-)
 
 RESULTS = ROOT / "bench" / "results" / "extraction.json"
 SECTION = "library_inputs"
@@ -66,7 +59,7 @@ def through_the_cli() -> dict[str, dict]:
     """The same fixtures through `citeproof check` (`bench/_library_cli.py`)."""
     import shutil
 
-    from _library_cli import measure as measure_cli
+    from bench._library_cli import measure as measure_cli
 
     work = Path(tempfile.mkdtemp(prefix="citeproof-library-cli-"))
     try:
@@ -103,7 +96,7 @@ async def measure(url: str, work: Path) -> dict[str, dict]:
 def style_matrix() -> dict[str, dict]:
     """The references issue's style matrix with a library (item: matching a rendered thesis)."""
     try:
-        from _library_styles import run_matrix_with_library
+        from bench._library_styles import run_matrix_with_library
     except ImportError as exc:  # the style-matrix renderer is not installed in this checkout
         print(f"style matrix skipped: {exc}")
         return {}

@@ -2,4 +2,4 @@
 # writes only the `library_inputs` section of bench/results/extraction.json.
 .PHONY: bench-library-inputs
 bench-library-inputs: setup ## library inputs linked end to end (extraction.json library_inputs)
-	$(PY) bench/library_inputs.py
+	$(PY) -m bench.library_inputs

@@ -1,5 +1,6 @@
 """Benchmarks are a package of their own: nothing under bench/ imports the test suite (helpers
-both need live in the citeproof packages, e.g. `citeproof.devkit.journey`, `citeproof.pdfgen.plain`)."""
+both need live in the citeproof packages, e.g. `citeproof.devkit.journey`,
+`citeproof.pdfgen.plain`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,6 @@ import ast
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-# Still to move: their end-to-end helper (tests/integration/library_support.py) drives the API and
-# the parser in-process, so it cannot live in citeproof-shared; it moves with a bench helper
-# package. Listed here so that no new offender appears meanwhile.
-NOT_YET_MOVED = {"library_inputs.py", "_library_cli.py"}
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -29,4 +26,4 @@ def test_bench_never_imports_the_tests():
         for path in BENCH.rglob("*.py")
         if any(name == "tests" or name.startswith("tests.") for name in _imported_modules(path))
     }
-    assert offenders <= NOT_YET_MOVED, sorted(offenders - NOT_YET_MOVED)
+    assert not offenders, sorted(offenders)
