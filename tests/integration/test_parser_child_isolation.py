@@ -213,15 +213,20 @@ async def test_the_derived_memory_cap_holds_in_the_child(exploitable):
 
 def test_the_container_limit_is_read_from_cgroup_v2_then_v1(tmp_path):
     v2, v1 = tmp_path / "memory.max", tmp_path / "memory.limit_in_bytes"
-    assert container_memory_limit(v2, v1) is None  # no cgroup files at all
+    nowhere = tmp_path / "own" / "memory.max"
+    assert container_memory_limit(v2, v1, nowhere) is None  # no cgroup files at all
     v1.write_text("9223372036854771712\n")  # v1's "no limit"
-    assert container_memory_limit(v2, v1) is None
+    assert container_memory_limit(v2, v1, nowhere) is None
     v1.write_text(f"{2 * 1024**3}\n")
-    assert container_memory_limit(v2, v1) == 2 * 1024**3
+    assert container_memory_limit(v2, v1, nowhere) == 2 * 1024**3
     v2.write_text("max\n")
-    assert container_memory_limit(v2, v1) is None
+    assert container_memory_limit(v2, v1, nowhere) is None
     v2.write_text(f"{3 * 1024**3}\n")
-    assert container_memory_limit(v2, v1) == 3 * 1024**3
+    assert container_memory_limit(v2, v1, nowhere) == 3 * 1024**3
+    # A process's own cgroup (systemd service, no cgroup namespace) comes first.
+    nowhere.parent.mkdir()
+    nowhere.write_text(f"{1024**3}\n")
+    assert container_memory_limit(v2, v1, nowhere) == 1024**3
 
 
 def test_the_child_cap_is_derived_from_the_container_limit_and_concurrency():

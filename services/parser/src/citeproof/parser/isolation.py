@@ -180,11 +180,24 @@ def protect_worker() -> None:
     _prctl(PR_SET_DUMPABLE, 0)
 
 
+def _own_cgroup_v2_memory_max(proc_cgroup: Path = Path("/proc/self/cgroup")) -> Path | None:
+    """memory.max of this process's own cgroup when the cgroup tree is not namespaced (a
+    systemd service); in a container the root of /sys/fs/cgroup is the container's."""
+    try:
+        for line in proc_cgroup.read_text().splitlines():
+            if line.startswith("0::/") and line != "0::/":
+                return CGROUP_V2_MEMORY_MAX.parent / line[4:] / "memory.max"
+    except OSError:
+        pass
+    return None
+
+
 def container_memory_limit(
-    v2: Path = CGROUP_V2_MEMORY_MAX, v1: Path = CGROUP_V1_MEMORY_LIMIT
+    v2: Path = CGROUP_V2_MEMORY_MAX, v1: Path = CGROUP_V1_MEMORY_LIMIT, own: Path | None = None
 ) -> int | None:
     """The container's memory limit in bytes, None when there is none (or no cgroup)."""
-    for path in (v2, v1):
+    candidates = [own or _own_cgroup_v2_memory_max(), v2, v1]
+    for path in filter(None, candidates):
         try:
             raw = path.read_text().strip()
         except OSError:
