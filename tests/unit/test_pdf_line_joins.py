@@ -36,3 +36,8 @@ def test_a_bare_number_ending_a_broken_page_range_is_no_page_number() -> None:
         ["Nguyen, J. (2021) Mental health outcomes, Vaccine 26, 133–", "809"],
         ["Nowak, M. (2020) Does openSAFELY hold?, Journal of Infection 17, 341–578"],
     ]
+
+
+def test_a_typed_hyphen_at_a_line_end_is_kept_before_a_digit_or_a_capital() -> None:
+    raw = "COVID\ufffe19 and SARS\ufffeCoV-2, Health\ufffeProtective, litera\ufffeture, x\u00adY"
+    assert pdf._clean(raw) == "COVID-19 and SARS-CoV-2, Health-Protective, literature, xY"

@@ -26,6 +26,9 @@ from citeproof.parser.thesis.sections import is_reference_heading
 # pdfium marks a hyphen it removed at a line break with U+FFFE (and sometimes U+0002): dropping
 # the marker rejoins the word exactly as typeset ("litera-" + "ture" -> "literature").
 _SOFT_HYPHENS = re.compile("[\ufffe\u0002\u00ad]")
+# pdfium marks every line-end hyphen so, typed ones too; before a digit or a capital it was typed
+# ("COVID-" + "19", "SARS-" + "CoV-2", "Health-" + "Protective"): hyphenation never splits there.
+_TYPED_HYPHEN = re.compile("[\ufffe\u0002](?=[0-9A-Z\u00c0-\u00de])")
 # Other control characters come from symbol fonts (bullets, daggers); they become spaces.
 _CONTROLS = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffd\uffff]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -54,7 +57,7 @@ def _open(data: bytes) -> pdfium.PdfDocument:
 
 
 def _clean(text: str) -> str:
-    return _CONTROLS.sub(" ", _SOFT_HYPHENS.sub("", text))
+    return _CONTROLS.sub(" ", _SOFT_HYPHENS.sub("", _TYPED_HYPHEN.sub("-", text)))
 
 
 def _first_page_lines(textpage: pdfium.PdfTextPage) -> list[tuple[str, float]]:
