@@ -135,3 +135,20 @@ def test_a_raised_number_after_a_hyphen_pdfium_removed_is_a_superscript(monkeypa
         glyphs[index] = (6.4, 689.4)
     monkeypatch.setattr(superscripts, "_size_and_baseline", lambda _page, _raw, i: glyphs[i])
     assert superscripts.with_superscripts(None, raw) == "from COVID\ufffe19⁶². Next"
+
+
+def test_a_raised_number_pdfium_put_on_a_line_of_its_own_is_a_superscript(monkeypatch):
+    import citeproof.parser.superscripts as superscripts
+
+    # "... of SARS-CoV-2" ends a line with a raised note number "99" that pdfium gave a line
+    # of its own; the next line starts "99. A new", and "2020" opens the line after that.
+    raw = "of SARS-CoV\ufffe2\r\n99. A new study\r\n2020 was"
+    glyphs = {index: (10.0, 677.7) for index in range(len(raw))}
+    for index in (raw.index("99"), raw.index("99") + 1):
+        glyphs[index] = (5.8, 681.6)
+    for index in range(raw.index("2020"), raw.index("2020") + 4):
+        glyphs[index] = (10.0, 663.7)
+    monkeypatch.setattr(superscripts, "_size_and_baseline", lambda _page, _raw, i: glyphs[i])
+    text = superscripts.with_superscripts(None, raw)
+    assert text == "of SARS-CoV\ufffe2⁹⁹\r\n. A new study\r\n2020 was"
+    assert len(text) == len(raw)

@@ -28,6 +28,12 @@ _GLUED_DIGITS = re.compile(
 )
 
 
+# A number opening a line: "\r\n99." (the whole run, never a year's first digits).
+_LINE_START_DIGITS = re.compile(
+    r"(?P<newline>\r\n|\r|\n)(?P<digits>\d{1,3}(?:[,\-–]\d{1,3})*)(?!\d)"
+)
+
+
 def _size_and_baseline(
     textpage: pdfium.PdfTextPage, raw: str, text_index: int
 ) -> tuple[float, float] | None:
@@ -93,4 +99,27 @@ def with_superscripts(textpage: pdfium.PdfTextPage, raw: str) -> str:
         pieces.append(raw[raised : match.end()].translate(SUPERSCRIPT_DIGITS))
         cursor = match.end()
     pieces.append(raw[cursor:])
-    return "".join(pieces)
+    return _with_line_start_superscripts(textpage, raw, "".join(pieces))
+
+
+def _with_line_start_superscripts(textpage: pdfium.PdfTextPage, raw: str, text: str) -> str:
+    """A raised number pdfium put on a line of its own ("SARS-CoV-2" / "99. A new ..."): when it
+    sits raised over the last character before the line break, it is that character's
+    superscript, moved before the break ("SARS-CoV-2⁹⁹" / ". A new ..."). One character for one,
+    so offsets do not move."""
+    chars = list(text)
+    for match in _LINE_START_DIGITS.finditer(raw):
+        digits = match.group("digits")
+        before = match.start() - 1
+        if before < 0 or raw[before].isspace():
+            continue
+        base = _size_and_baseline(textpage, raw, before)
+        glyph = _size_and_baseline(textpage, raw, match.end() - 1)
+        # Raised over it, yet below the top of its line: the same printed line.
+        if base is None or glyph is None or not _raised(glyph, base):
+            continue
+        if glyph[1] > base[1] + base[0]:
+            continue
+        moved = digits.translate(SUPERSCRIPT_DIGITS) + match.group("newline")
+        chars[match.start() : match.end()] = list(moved)
+    return "".join(chars)
