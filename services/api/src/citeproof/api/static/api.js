@@ -69,6 +69,8 @@ const enc = encodeURIComponent;
 
 export const api = {
   me: (token) => request("GET", "/v1/me", { token }),
+  preferences: () => request("GET", "/v1/me/preferences"),
+  setPreferences: (changes) => request("PATCH", "/v1/me/preferences", { json: changes }),
 
   listSessions: () => request("GET", "/v1/sessions"),
   createSession: (name) => request("POST", "/v1/sessions", { json: { name } }),

@@ -16,6 +16,44 @@ function jobMessage(job, finished) {
   return `Parsed ${job.succeeded} of ${job.total}${failed}.`;
 }
 
+// The account's open-access lookup switch (off by default): runs then look up an open-access
+// PDF for cited references with a DOI and no uploaded PDF, where the server enables it.
+function openAccessToggle() {
+  const box = h("input", {
+    type: "checkbox",
+    id: "open-access-lookup",
+    "data-testid": "open-access-lookup",
+    disabled: true,
+  });
+  api
+    .preferences()
+    .then((prefs) => {
+      box.checked = prefs.open_access_lookup;
+      box.disabled = false;
+    })
+    .catch(() => {});
+  box.addEventListener("change", async () => {
+    box.disabled = true;
+    try {
+      const prefs = await api.setPreferences({ open_access_lookup: box.checked });
+      box.checked = prefs.open_access_lookup;
+    } catch (err) {
+      box.checked = !box.checked;
+      toast(err.detail, { error: true });
+    } finally {
+      box.disabled = false;
+    }
+  });
+  return h(
+    "label",
+    { class: "small", for: "open-access-lookup" },
+    box,
+    " Find missing sources: for cited works with a DOI and no uploaded PDF, look up an " +
+      "open-access copy (the DOIs go to the OpenAlex/Unpaywall service this server is set " +
+      "up with; off unless the server enables it)"
+  );
+}
+
 export async function renderSession(root, sessionId) {
   mount(root, h("div", { class: "loading" }, "Loading session…"));
   let session = await api.getSession(sessionId);
@@ -258,6 +296,7 @@ export async function renderSession(root, sessionId) {
             onFiles: (files) => upload("bibliography", files),
           })
         ),
+        openAccessToggle(),
         uploadStatus,
         docsCard
       ),
