@@ -56,8 +56,6 @@ def _modules() -> Iterator[object]:
 # docs/security.md, "Known gaps"). None backtracks exponentially: the 300-byte probe covers
 # them all. The 64 KiB probe skips them and fails when an entry no longer names a pattern.
 KNOWN_SUPERLINEAR_AT_64KIB = {
-    "citeproof.parser.layout._MID_SENTENCE_END": "one PDF text line (quadratic in its length)",
-    "citeproof.parser.layout (inline)": "one PDF text line (quadratic in its length)",
     "citeproof.parser.thesis.markers._PIN_IN_REST": "the `rest` group of _NARRATIVE: <= 60 chars",
     "citeproof.parser.thesis.markers._NARRATIVE": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.analyze._LEADING_MARKERS": "open: quadratic over the thesis text",

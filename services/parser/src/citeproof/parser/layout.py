@@ -65,8 +65,9 @@ _BULLET = re.compile(r"^(?:[•◦▪‣∙·\-–*]|\(?[a-z0-9]{1,3}[.)])\s+")
 _TERMINAL = re.compile(r"[.!?:;)\]\"”’]$")
 # A full stop that ends a sentence (not "et al.", "e.g.", "i.e.", "cf.", "vs.").
 _SENTENCE_END = re.compile(r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)[.!?][\"”’)]?$")
-# A paragraph ending like this stops in the middle of a sentence.
-_MID_SENTENCE_END = re.compile(r"(?:\b[a-z][a-z\-]*|,)$")
+# A paragraph ending like this stops in the middle of a sentence: a lower-case word at the end
+# (tried from the start of each run of letters and hyphens only, so a long run costs one scan).
+_MID_SENTENCE_END = re.compile(r"(?<![a-z\-])(?:\b[a-z]|(?>[a-z\-]*?-[a-z]))[a-z\-]*+$|,$")
 # Footnotes are looked for in this many last lines of a page.
 FOOTNOTE_ZONE_LINES = 4
 # A footnote as extracted: its number, glued or not, then a capital or a link.
@@ -197,7 +198,8 @@ def _is_heading(line: str, previous_ended: bool, typical: float) -> bool:
         return False
     match = _NUMBERED_HEADING.match(line)
     # "2 Related Work", "3.1 Data", "IV. RESULTS"; not "3 The model runs ..." prose lines.
-    return match is not None and not re.search(r"\d[\d.,%]*\s*$", line)
+    # Ends in a number: tried from the start of each run of digits and .,% only (linear).
+    return match is not None and not re.search(r"(?<![\d.,%])[.,%]*+\d[\d.,%]*+\s*+$", line)
 
 
 def _typical_length(lines: list[str]) -> float:
