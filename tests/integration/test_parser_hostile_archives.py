@@ -96,3 +96,32 @@ async def test_a_memory_bomb_trips_the_childs_cap_and_the_next_file_parses(ppool
         assert (await item(ppool, after))["state"] == "succeeded"
     finally:
         tight.sandbox.close()
+
+
+async def test_a_document_with_more_text_than_the_chunk_cap_is_refused_before_embedding(
+    ppool, puser
+) -> None:
+    """Text formats have no pages to count: a huge text file used to parse within the time
+    limit and then embed for many minutes outside it. Now its chunks are counted first."""
+    capped = ParseService(ParserSettings(max_chunks_per_document=20))
+    try:
+        sentence = "Street trees lowered the afternoon air temperature by half a degree. "
+        long_text = ("\n\n".join(sentence * 12 for _ in range(120))).encode()
+        _, [big, small] = await enqueue(
+            ppool, puser, [("long.txt", long_text), ("short.txt", sentence.encode())]
+        )
+        await drain(ppool, capped)
+        row = await item(ppool, big)
+        assert (row["state"], row["error_code"], row["bytes_gone"]) == (
+            "failed",
+            "too_large",
+            True,
+        ), dict(row)
+        assert row["attempts"] == 1 and "20" in row["error_detail"]
+        stored = await ppool.fetchval(
+            "SELECT count(*) FROM chunks WHERE document_id = $1", row["document_id"]
+        )
+        assert stored == 0
+        assert (await item(ppool, small))["state"] == "succeeded"
+    finally:
+        capped.sandbox.close()

@@ -17,6 +17,7 @@ from citeproof.embeddings import get_embedder
 from citeproof.embeddings.base import aembed
 from citeproof.parser.errors import (
     MISSING_BYTES,
+    TOO_LARGE,
     ParseFailure,
 )
 from citeproof.parser.sandbox import ChildCrashed, ParseSandbox, crash_failure
@@ -189,6 +190,14 @@ class ParseService(WorkerService):
                 failure = crash_failure()
                 raise PermanentError(failure.code, failure.detail) from crash
             raise
+        cap = self.settings.max_chunks_per_document
+        if len(parsed.chunks) > cap:
+            # Embedding runs outside the parse time limit and costs per chunk: refuse first.
+            raise PermanentError(
+                TOO_LARGE,
+                f"The document holds {len(parsed.chunks)} passages of text; citeproof indexes "
+                f"at most {cap} per document. Upload the part that is cited.",
+            )
         vectors = None
         if await self._needs_embeddings(ctx.pool, document):
             vectors = await aembed(get_embedder(), [chunk.text for chunk in parsed.chunks])

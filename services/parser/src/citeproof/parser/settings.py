@@ -27,6 +27,9 @@ DEFAULT_MIN_CHARS_PER_PAGE = 20
 DEFAULT_CHILD_MEMORY_MB = 4096
 # The unprivileged user a parsing child becomes when the worker runs as root.
 DEFAULT_CHILD_USER = "nobody"
+# Passages (chunks) one document may have: a dense 500-page book makes ~2,000. Text formats have
+# no pages to cap, and embedding (outside the parse time limit) costs per chunk.
+DEFAULT_MAX_CHUNKS_PER_DOCUMENT = 4000
 # Staged bytes older than this are NULLed by the safety-net sweep, whatever the item's state.
 DEFAULT_STAGED_TTL_S = 6 * 3600
 DEFAULT_STAGED_TTL_INTERVAL_S = 600
@@ -94,6 +97,11 @@ class ParserSettings(Settings, frozen=True, kw_only=True):
             "the parse cost (ADR 0003)."
         ),
     ] = False
+    max_chunks_per_document: Annotated[
+        int,
+        doc("Most passages (chunks) one document may have; more is refused (too_large) before "
+            "anything is embedded.", ge=1),
+    ] = DEFAULT_MAX_CHUNKS_PER_DOCUMENT  # fmt: skip
     staged_ttl_s: Annotated[
         int, doc("Staged upload bytes older than this are NULLed by the safety-net sweep.", ge=60)
     ] = DEFAULT_STAGED_TTL_S
