@@ -33,7 +33,14 @@ PAYLOAD_COLUMNS = ("payload text NOT NULL",)
 # transaction, in one round trip - the same cost as pgqueuer's and procrastinate's enqueue.
 INSERT_ONE = "WITH task AS (INSERT INTO {table} (payload) VALUES ($1)) SELECT pg_notify($2, '')"
 INSERT_MANY = "INSERT INTO {table} (payload) SELECT unnest($1::text[])"
-UNFINISHED = "SELECT count(*) FROM {table} WHERE state IN ('queued', 'running')"
+# Polled every few milliseconds while a round drains, so it must not cost the server much: one
+# count per partial index. `state IN ('queued', 'running')` scanned the whole table - every
+# succeeded row of earlier rounds - a few milliseconds of server CPU per poll, which the
+# measured system paid for.
+UNFINISHED = """
+SELECT (SELECT count(*) FROM {table} WHERE state = 'queued')
+     + (SELECT count(*) FROM {table} WHERE state = 'running')
+"""
 # What the terminal hook writes: one row per finished task, in the completing transaction.
 HOOK_TABLE_DDL = "CREATE TABLE {schema}.finished (task_id bigint PRIMARY KEY, state text NOT NULL)"
 HOOK_INSERT = "INSERT INTO {schema}.finished (task_id, state) VALUES ($1, $2)"

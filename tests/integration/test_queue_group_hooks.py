@@ -291,3 +291,59 @@ def test_a_grouped_hook_needs_the_row_hook_too() -> None:
             name="test", table="t", channel="c", handler=just_return,
             on_succeeded_sql="SELECT 1",
         )  # fmt: skip
+
+
+async def test_a_claim_batch_completes_while_another_batchs_group_is_still_writing(
+    pool, table
+) -> None:
+    """One group write per claim batch in flight: a batch whose tasks are done does not wait
+    for the previous batch's statement (concurrency 2, batch 1: two writes at once)."""
+    batch = f"b-{uuid.uuid4().hex[:8]}"
+    slow_hook_started = asyncio.Event()
+    release = asyncio.Event()
+
+    async def handler(ctx: TaskContext) -> None:
+        if ctx.row["payload"] != "slow":
+            # Returns only once the other task's group is stuck in its hook.
+            await asyncio.wait_for(slow_hook_started.wait(), 30)
+
+    async def on_terminal(conn, row, outcome) -> None:
+        if row["payload"] == "slow" and outcome.state == "succeeded":
+            slow_hook_started.set()
+            await asyncio.wait_for(release.wait(), 30)
+        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
+
+    stage = Stage(
+        name="test", table=table, channel="c_group_hook6", handler=handler,
+        on_terminal=on_terminal,
+    )  # fmt: skip
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=2, batch_size=1),
+    )
+    await enqueue(pool, batch, 1, table=table, payload="slow")
+    await enqueue(pool, batch, 1, table=table, payload="quick")
+    state_of = f"SELECT state FROM {table} WHERE batch = $1 AND payload = $2"
+    await worker.start()
+    try:
+        quick = None
+        for _ in range(200):
+            quick = await pool.fetchval(state_of, batch, "quick")
+            if quick == "succeeded":
+                break
+            await asyncio.sleep(0.05)
+        # The quick task completed while the slow one's group was still in its hook.
+        assert quick == "succeeded"
+        assert await pool.fetchval(state_of, batch, "slow") == "running"
+        release.set()
+        for _ in range(200):
+            if await pool.fetchval(state_of, batch, "slow") == "succeeded":
+                break
+            await asyncio.sleep(0.05)
+        assert await pool.fetchval(state_of, batch, "slow") == "succeeded"
+    finally:
+        release.set()
+        await worker.drain(1.0)

@@ -7,6 +7,11 @@ arrive while a flush is in flight form the next group - batching appears under l
 adds no latency without it. Each task still waits for its own row to be written and learns
 whether its fence held. A stage with a terminal hook groups the same way, in one transaction
 with the hooks' writes (`_hooked_completer.py`).
+
+Up to `max_flushes` groups are written at once, one per claim batch the stage can have in
+flight (concurrency / batch size): with a single flusher, a batch whose tasks were done waited
+for the previous batch's statement to come back before its own could start, so the round trip
+of every completion was paid in series and capped the stage whatever its concurrency.
 """
 
 from __future__ import annotations
@@ -22,13 +27,19 @@ from citeproof.queue.stage import Stage
 
 
 class GroupCompleter:
-    def __init__(self, pool: asyncpg.Pool, stage: Stage, worker_id: str) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, stage: Stage, worker_id: str, *, max_flushes: int = 1
+    ) -> None:
         self._pool = pool
         self._stage = stage
         self._sql = stage.sql(_sql.COMPLETE_GROUP)
         self._worker_id = worker_id
+        self._max_flushes = max(1, max_flushes)
         self._pending: list[Pending] = []
-        self._flusher: asyncio.Task[None] | None = None
+        self._flushers: set[asyncio.Task[None]] = set()
+        # A flusher started that has not taken its group yet: completions arriving meanwhile
+        # join that group instead of starting a flusher of their own.
+        self._starting: asyncio.Task[None] | None = None
 
     async def complete(self, claim_token: object, row: asyncpg.Record | None = None) -> bool | None:
         """True when the fence held and the row is now `succeeded`; None when the task must
@@ -36,14 +47,18 @@ class GroupCompleter:
         terminal hook is given."""
         future: asyncio.Future[bool | None] = asyncio.get_running_loop().create_future()
         self._pending.append((claim_token, row, future))
-        if self._flusher is None:
-            self._flusher = asyncio.create_task(self._flush(), name="complete-group")
+        waiting = self._starting is not None and not self._starting.done()
+        if not waiting and len(self._flushers) < self._max_flushes:
+            flusher = asyncio.create_task(self._flush(), name="complete-group")
+            self._starting = flusher
+            self._flushers.add(flusher)
+            flusher.add_done_callback(self._flushers.discard)
         return await future
 
     async def close(self) -> None:
-        if self._flusher is not None:
+        for flusher in list(self._flushers):
             with contextlib.suppress(Exception):
-                await self._flusher
+                await flusher
 
     async def _write(self, group: list[Pending]) -> dict[object, bool | None]:
         """One fenced statement for the whole group: claim token -> whether its fence held."""
@@ -54,19 +69,19 @@ class GroupCompleter:
         return {token: token in held for token, _, _ in group}
 
     async def _flush(self) -> None:
-        try:
-            while self._pending:
-                group, self._pending = self._pending, []
-                try:
-                    results = await self._write(group)
-                except Exception as exc:
-                    # Every task of the group sees the error, as it would have alone.
-                    for _, _, future in group:
-                        if not future.done():
-                            future.set_exception(exc)
-                    continue
-                for token, _, future in group:
-                    if not future.done():  # a task cancelled by drain no longer waits
-                        future.set_result(results[token])
-        finally:
-            self._flusher = None
+        while self._pending:
+            group, self._pending = self._pending, []
+            self._starting = None
+            try:
+                results = await self._write(group)
+            except Exception as exc:
+                # Every task of the group sees the error, as it would have alone.
+                for _, _, future in group:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for token, _, future in group:
+                if not future.done():  # a task cancelled by drain no longer waits
+                    future.set_result(results[token])
+        if self._starting is asyncio.current_task():
+            self._starting = None  # another flusher took the group this one was started for

@@ -62,7 +62,9 @@ class StageProducer:
         self.settings = settings
         self.pool = pool
         self.worker_id = worker_id
-        self.completer = GroupCompleter(pool, stage, worker_id)
+        # One group write at a time per claim batch the stage can have in flight.
+        batches = -(-settings.concurrency // max(settings.batch_size, 1))
+        self.completer = GroupCompleter(pool, stage, worker_id, max_flushes=batches)
         self.wake = asyncio.Event()
         self.in_flight: dict[object, tuple[asyncio.Task[None], TaskContext]] = {}
         # When the claim loop last went round (monotonic), for /healthz.
