@@ -56,7 +56,6 @@ def _modules() -> Iterator[object]:
 # docs/security.md, "Known gaps"). None backtracks exponentially: the 300-byte probe covers
 # them all. The 64 KiB probe skips them and fails when an entry no longer names a pattern.
 KNOWN_SUPERLINEAR_AT_64KIB = {
-    "citeproof.parser.thesis.markers._PIN_IN_REST": "the `rest` group of _NARRATIVE: <= 60 chars",
     "citeproof.parser.thesis.markers._NARRATIVE": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.analyze._LEADING_MARKERS": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.entries._AUTHOR_YEAR_HEAD": "open: quadratic within one entry",
@@ -66,11 +65,7 @@ KNOWN_SUPERLINEAR_AT_64KIB = {
     "citeproof.parser.thesis.fields._AUTHOR_SPLIT": "open: within one entry's author list",
     "citeproof.parser.thesis.fields._TRAILING_YEAR": "open: within one entry",
     "citeproof.parser.thesis.fields._YEAR_AFTER_AUTHORS": "open: within one entry",
-    "citeproof.parser.thesis.markers (inline)": "open: text around one marker",
-    "citeproof.parser.thesis.markers._BRACKET_RANGE_GAP": "open: inside one bracket",
     "citeproof.parser.thesis.markers._CAPTION_LINE": "open: quadratic over the thesis text",
-    "citeproof.parser.thesis.markers._FOOTNOTE_URL": "open: quadratic over the thesis text",
-    "citeproof.parser.thesis.markers._NAME_SPLIT": "open: inside one parenthetical",
     "citeproof.parser.thesis.markers._PAREN_ITEM": "open: inside one parenthetical",
     "citeproof.parser.thesis.notes._FIRST_NOTE": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.notes._PINPOINT": "open: inside one note",

@@ -91,12 +91,14 @@ _YEAR_TOKEN = re.compile(
     rf"(?P<year>{_YEAR})(?P<suffix>[a-z])?|(?P<nd>n\.\s?d\.|in\s+press|forthcoming)|(?P<letter>\b[a-z]\b)"
 )
 _PIN_IN_REST = re.compile(
-    r"^\s*[,:]?\s*(?P<pin>(?:p|pp|pg|page|pages|ch|chap|chapter|sec|sect|section|§|fig|table|"
-    r"para|n|fn|col|vol)\.?\s*[\dIVXLCivxlc]+(?:\s*[" + _DASHES + r",]\s*[\dIVXLCivxlc]+)*|"
-    r"\d{1,4}(?:\s*[" + _DASHES + r"]\s*\d{1,4})?)\s*$",
+    # Possessive: no run of spaces or numerals is tried split in two ways (linear).
+    r"^\s*+[,:]?+\s*+(?P<pin>(?:p|pp|pg|page|pages|ch|chap|chapter|sec|sect|section|§|fig|table|"
+    r"para|n|fn|col|vol)\.?\s*+[\dIVXLCivxlc]++(?:\s*+[" + _DASHES + r",]\s*+[\dIVXLCivxlc]++)*+|"
+    r"\d{1,4}(?:\s*[" + _DASHES + r"]\s*\d{1,4})?)\s*+$",
     re.IGNORECASE,
 )
-_NAME_SPLIT = re.compile(r"\s*(?:,|\band\b|&|\bund\b|\by\b|\bet\b(?!\s*al))\s*")
+# Leading spaces only from the start of their run: a long run is scanned once, not per space.
+_NAME_SPLIT = re.compile(r"(?:(?<!\s)\s++)?(?:,|\band\b|&|\bund\b|\by\b|\bet\b(?!\s*al))\s*+")
 
 # Capitalised words that precede "(2019)" in prose without being an author.
 NOT_AUTHOR_WORDS = frozenset(
@@ -219,7 +221,7 @@ def _merge_bracket_ranges(text: str, markers: list[Marker]) -> list[Marker]:
         previous = merged[-1] if merged else None
         if (
             previous is not None
-            and _BRACKET_RANGE_GAP.fullmatch(text, previous.end, marker.start)
+            and _BRACKET_RANGE_GAP.fullmatch(text[previous.end : marker.start])
             and len(previous.items) == 1
             and len(marker.items) == 1
         ):
@@ -248,7 +250,7 @@ def _is_math_context(before: str, items: list[MarkerItem]) -> bool:
     if any(item.number == 0 for item in items):
         return True
     # "x[2]", "a_i[3]": a single letter or a digit glued to "[" is an index ("shown[3]" is not).
-    glued = re.search(r"(\w+)$", before)
+    glued = re.search(r"(?<!\w)(\w++)$", before)
     return glued is not None and (len(glued.group(1)) == 1 or glued.group(1)[-1].isdigit())
 
 
@@ -286,7 +288,7 @@ def _is_author_like(names: list[str]) -> bool:
     return bool(names) and names[0].split()[-1].lower().strip(".") not in NOT_AUTHOR_WORDS
 
 
-_FOOTNOTE_URL = re.compile(r"\s*\d{0,2}(?:https?://|www\.)\S+")
+_FOOTNOTE_URL = re.compile(r"(?<!\s)\s*+\d{0,2}(?:https?://|www\.)\S+")
 _CAPTION_LINE = re.compile(r"\n\s*(?:Figure|Fig\.|Table|Tab\.)\s*\d+[:.][^\n]*(?=\n)")
 
 
