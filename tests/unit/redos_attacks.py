@@ -60,15 +60,8 @@ KNOWN_SUPERLINEAR_AT_64KIB = {
     "citeproof.parser.thesis.analyze._LEADING_MARKERS": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.entries._AUTHOR_YEAR_HEAD": "open: quadratic within one entry",
     "citeproof.parser.thesis.entries._AFTER_IDENTIFIER_CANDIDATE": "open: within one entry",
-    "citeproof.parser.thesis.entries._END_OF_AUTHOR_PIECE": "open: within one entry",
-    "citeproof.parser.thesis.fields (inline)": "open: within one entry's fields",
-    "citeproof.parser.thesis.fields._AUTHOR_SPLIT": "open: within one entry's author list",
-    "citeproof.parser.thesis.fields._TRAILING_YEAR": "open: within one entry",
-    "citeproof.parser.thesis.fields._YEAR_AFTER_AUTHORS": "open: within one entry",
     "citeproof.parser.thesis.markers._CAPTION_LINE": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.markers._PAREN_ITEM": "open: inside one parenthetical",
-    "citeproof.parser.thesis.notes._FIRST_NOTE": "open: quadratic over the thesis text",
-    "citeproof.parser.thesis.notes._PINPOINT": "open: inside one note",
     "citeproof.parser.thesis.sections._HEADING": "open: quadratic over the thesis text",
 }
 _ANCHORED_CALLS = {"match", "fullmatch"}

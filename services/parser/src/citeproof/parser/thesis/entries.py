@@ -60,7 +60,8 @@ _AUTHOR_YEAR_HEAD = re.compile(
 )
 _NAME_WORD = re.compile(r"^[A-Z\u00c0-\u024f\u0400-\u04ff][\w'’\u00c0-\u024f.\-]*$|^[A-Z]\.?$")
 _CONNECTIVES = frozenset("and & et al. al others of for the on in und y e et".split())
-_END_OF_AUTHOR_PIECE = re.compile(r"\s*(?:,|;|\band\b|&|\bund\b)\s*")
+# Leading spaces only from the start of their run: a long run is scanned once, not per space.
+_END_OF_AUTHOR_PIECE = re.compile(r"(?:(?<!\s)\s++)?(?:,|;|\band\b|&|\bund\b)\s*+")
 
 
 class Line(msgspec.Struct, frozen=True):

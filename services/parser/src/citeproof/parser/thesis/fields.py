@@ -25,14 +25,21 @@ _ARXIV = re.compile(
     r"(?P<id>\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
     re.IGNORECASE,
 )
+# Inside a run of spaces only its first two positions can start the leftmost match; the others
+# are not tried, so a long run is scanned once, not once per space.
 _YEAR_AFTER_AUTHORS = re.compile(
-    r"(?:(?<=[.,])|(?<=\s))\s*\(?(?P<year>(?:1[6-9]|20)\d\d)(?P<suffix>[a-z])?\)?(?=[.,:;]|\s|$)"
+    r"(?:(?<=[.,])|(?<=\s)(?<!\s\s))\s*+"
+    r"\(?(?P<year>(?:1[6-9]|20)\d\d)(?P<suffix>[a-z])?\)?(?=[.,:;]|\s|$)"
 )
 _ANY_YEAR = re.compile(r"(?<![\d/.\-:])(?P<year>(?:1[6-9]|20)\d\d)(?P<suffix>[a-z])?(?![\d])")
 _SENTENCE_END = re.compile(r"(?<=[^\s.]{2})[.?!](?=\s|$)|(?<=[)\]])\.(?=\s|$)")
-_AUTHOR_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|&)\s+|\s+and\s+|\s+&\s+|\s+und\s+|,)\s*")
+# Leading spaces only from the start of their run, each run of spaces read one way (linear).
+_AUTHOR_SPLIT = re.compile(
+    r"(?:(?<!\s)\s++)?(?:;|,\s*+(?:and|&)\s++|,)\s*+|(?<!\s)\s++(?:and|&|und)\s++"
+)
 _SENTENCE_INSIDE = re.compile(r"(?<!\bal)(?<!\bJr)(?<!\bSr)[^\W\d_]{2}\.\s+\S")
-_TRAILING_YEAR = re.compile(r",?\s*\(?(?:1[6-9]|20)\d\d[a-z]?\)?\.?$")
+# Not tried after a space or comma the match could have started at instead (linear).
+_TRAILING_YEAR = re.compile(r"(?:,|(?<![,\s]))\s*+\(?(?:1[6-9]|20)\d\d[a-z]?\)?\.?$")
 _ET_AL = re.compile(r"\bet\s+al\.?|\bothers\b", re.IGNORECASE)
 _IN_PREFIX = re.compile(r"^(?:In:?|in:)\s+")
 
@@ -283,5 +290,9 @@ def _venue(rest: str) -> str | None:
         return None
     venue = re.split(r"[,.](?=\s)|\s\(|:\d", rest, maxsplit=1)[0]
     # "Scientometrics 117" / "Nature 476 7358": volume and issue numbers are not the venue.
-    venue = re.sub(r"(?:\s+\d[\d\-–]*)+$", "", venue).strip(" .,")
+    # Trailing numbers go; a run of numbers that does not end the venue is kept whole (\1) so
+    # the search does not start again inside it (linear).
+    venue = re.sub(
+        r"(?<!\s)(?:\s++\d[\d\-–]*+)++$|((?<!\s)(?:\s++\d[\d\-–]*+)++)", r"\1", venue
+    ).strip(" .,")
     return venue or None

@@ -27,9 +27,11 @@ _NOTES_HEADING = re.compile(
 )
 _NOTE_START = re.compile(r"^[ \t]*(\d{1,4})\.?[ \t]+(?=\S)", re.MULTILINE)
 # The first note, right after the heading it was joined to.
-_FIRST_NOTE = re.compile(r"[ \t]*(\d{1,4})\.?[ \t]+(?=\S)")
+# Leading spaces only from the start of their run (the heading's match ends after its own).
+_FIRST_NOTE = re.compile(r"(?:(?<![ \t])[ \t]++)?(\d{1,4})\.?[ \t]++(?=\S)")
 _IBID = re.compile(r"^\s*ibid\b\.?", re.IGNORECASE)
-_PINPOINT = re.compile(r",\s*(?P<pin>\d{1,4}(?:\s*[-–]\s*\d{1,4})?)\s*\.?\s*$")
+# Possessive: the spaces around an optional full stop are read one way only (linear).
+_PINPOINT = re.compile(r",\s*+(?P<pin>\d{1,4}+(?:\s*+[-–]\s*+\d{1,4}+)?+)\s*+\.?+\s*+$")
 # Words of an entry's title that must open the note's title (fewer if the title is shorter).
 TITLE_WORDS = 3
 # The surname is looked for among this many first words of a note part.
