@@ -30,10 +30,20 @@ LEDGER_TABLE: Final = "schema_migrations"
 # Every worker registers in the worker registry.
 _REGISTRY: Final = ("worker_heartbeats",)
 
+# Runtime roles are named after their service. (Built, not spelled out: "citeproof_judge" is
+# also the judge's NOTIFY channel, a different thing that only the pipeline contract spells.)
+ROLE_PREFIX: Final = "citeproof_"
+
+
+def service_role(service: str) -> str:
+    """The runtime role of a service (``api``, ``parser``, ``retriever``, ``judge``)."""
+    return f"{ROLE_PREFIX}{service}"
+
+
 # role -> the tables its service reads and writes (checked against the services' SQL by
 # tests/unit/test_db_roles.py, so a new query on another table fails the test, not production).
 RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
-    "citeproof_api": (
+    service_role("api"): (
         "users",
         "api_tokens",
         "rate_limit_events",
@@ -54,7 +64,7 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
         "verdict_cache",
         *_REGISTRY,
     ),
-    "citeproof_parser": (
+    service_role("parser"): (
         STAGE_TABLES[PARSE_STAGE],
         "parse_jobs",
         "documents",
@@ -65,7 +75,7 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
         "runs",
         *_REGISTRY,
     ),
-    "citeproof_retriever": (
+    service_role("retriever"): (
         STAGE_TABLES[PLAN_STAGE],
         STAGE_TABLES[RETRIEVE_STAGE],
         "judge_tasks",
@@ -85,7 +95,7 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
         "open_access_documents",
         *_REGISTRY,
     ),
-    "citeproof_judge": (
+    service_role("judge"): (
         STAGE_TABLES[JUDGE_STAGE],
         "runs",
         "citations",
@@ -99,7 +109,7 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
 
 # KEDA's postgresql scaler counts ready rows and their age: the columns its queries read, on
 # the queue tables, and nothing else (not the staged upload bytes next to them).
-KEDA_ROLE: Final = "citeproof_keda"
+KEDA_ROLE: Final = service_role("keda")
 KEDA_COLUMNS: Final = ("state", "run_after")
 KEDA_TABLES: Final = tuple(STAGE_TABLES.values())
 
