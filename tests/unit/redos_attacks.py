@@ -57,12 +57,9 @@ def _modules() -> Iterator[object]:
 # them all. The 64 KiB probe skips them and fails when an entry no longer names a pattern.
 KNOWN_SUPERLINEAR_AT_64KIB = {
     "citeproof.parser.thesis.markers._NARRATIVE": "open: quadratic over the thesis text",
-    "citeproof.parser.thesis.analyze._LEADING_MARKERS": "open: quadratic over the thesis text",
-    "citeproof.parser.thesis.entries._AUTHOR_YEAR_HEAD": "open: quadratic within one entry",
     "citeproof.parser.thesis.entries._AFTER_IDENTIFIER_CANDIDATE": "open: within one entry",
     "citeproof.parser.thesis.markers._CAPTION_LINE": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.markers._PAREN_ITEM": "open: inside one parenthetical",
-    "citeproof.parser.thesis.sections._HEADING": "open: quadratic over the thesis text",
 }
 _ANCHORED_CALLS = {"match", "fullmatch"}
 

@@ -256,10 +256,11 @@ _LEADING_MARKERS = re.compile(
 def _leading_marker_end(text: str, start: int, end: int) -> int | None:
     """Where "[3]." at the start of ``text[start:end]`` ends: nothing but markers and a full stop
     before it, so they close the sentence before (``... "well tolerated." [3]. Next``)."""
-    match = _LEADING_MARKERS.match(text, start, end)
+    # Matched on the span alone: one try per span, never searched across the text.
+    match = _LEADING_MARKERS.match(text[start:end])
     if match is None:
         return None
-    after = match.end()
+    after = start + match.end()
     if after < end and not text[after].isspace():
         return None
     return after

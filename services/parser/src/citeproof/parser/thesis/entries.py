@@ -54,7 +54,9 @@ _BULLET = re.compile(r"[ \t]*(?:[-*•–·▪][ \t]+)?")
 _PAGE_NUMBER_LINE = re.compile(r"^\s*(?:page\s+)?\d{1,4}\s*$", re.IGNORECASE)
 _FOOTNOTE_LINE = re.compile(r"^\s*\d{1,2}[A-Z][a-z]")
 _AUTHOR_YEAR_HEAD = re.compile(
-    r"(?P<authors>.+?)(?:[.,]\s*|\s+)\(?"
+    # A run of spaces is taken as the separator only from its start (from its second character
+    # when the authors are one space): the lazy authors never re-read it (linear).
+    r"(?P<authors>.+?)(?:[.,]\s*+|(?<!\s)\s++|(?<=^\s)\s++)\(?"
     r"(?P<year>(?:1[6-9]|20)\d\d[a-z]?|n\.\s?d\.|in press|forthcoming)\)?(?=[.,:;)\s])",
     re.IGNORECASE | re.DOTALL,
 )
@@ -166,7 +168,7 @@ def _author_year_start(text: str, start: int, limit: int, strict: bool = False) 
     directly, as in "Hal Daumé. 2007." or "Smith, J. (2020).", and the list must be short.
     """
     window = MAX_MID_LINE_AUTHOR_BLOCK_CHARS if strict else MAX_AUTHOR_BLOCK_CHARS
-    match = _AUTHOR_YEAR_HEAD.match(text, start, min(limit, start + window))
+    match = _AUTHOR_YEAR_HEAD.match(text[start : min(limit, start + window)])
     if match is None:
         return False
     first = text[start : start + 1]
@@ -263,14 +265,14 @@ def _with_mid_line_starts(text: str, starts: list[int], end: int) -> list[int]:
         result.append(entry_start)
         entry_end = starts[position + 1] if position + 1 < len(starts) else end
         # The entry's own author block and year come first; look for starts after its year.
-        own_head = _AUTHOR_YEAR_HEAD.match(text, entry_start, entry_end)
-        cursor = own_head.end() if own_head else entry_start
+        own_head = _AUTHOR_YEAR_HEAD.match(text[entry_start:entry_end])
+        cursor = entry_start + own_head.end() if own_head else entry_start
         for offset in _mid_line_candidates(text, cursor, entry_end):
             if offset <= cursor or not _author_year_start(text, offset, entry_end, strict=True):
                 continue
             result.append(offset)
-            head = _AUTHOR_YEAR_HEAD.match(text, offset, entry_end)
-            cursor = head.end() if head else offset
+            head = _AUTHOR_YEAR_HEAD.match(text[offset:entry_end])
+            cursor = offset + head.end() if head else offset
     return result
 
 

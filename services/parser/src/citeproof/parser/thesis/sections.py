@@ -51,10 +51,11 @@ REFERENCE_HEADINGS = (
 )
 
 _HEADING = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*|__)?(?:(?:\d+|[IVXLC]+)\.?[ \t]+)?(?P<name>"
+    # Possessive, and each run of spaces read one way only: linear in the line's length.
+    r"^[ \t]*+(?:#{1,6}[ \t]*+)?(?:\*\*|__)?(?:(?:\d++|[IVXLC]++)\.?[ \t]++)?(?P<name>"
     + "|".join(re.escape(heading) for heading in sorted(REFERENCE_HEADINGS, key=len, reverse=True))
     # Alone on its line, or run into the first numbered entry ("REFERENCES [1] 2019. ...").
-    + r")[ \t]*:?[ \t]*(?:\*\*|__)?(?:[ \t]*$|[ \t]+(?=\[1\][ \t]|1\.[ \t]+[A-Z]))",
+    + r")[ \t]*+(?::[ \t]*+)?(?:(?:\*\*|__)[ \t]*+)?(?:$|(?<=[ \t])(?=\[1\][ \t]|1\.[ \t]+[A-Z]))",
     re.IGNORECASE | re.MULTILINE,
 )
 
