@@ -58,7 +58,6 @@ def _modules() -> Iterator[object]:
 KNOWN_SUPERLINEAR_AT_64KIB = {
     "citeproof.parser.thesis.markers._NARRATIVE": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.entries._AFTER_IDENTIFIER_CANDIDATE": "open: within one entry",
-    "citeproof.parser.thesis.markers._CAPTION_LINE": "open: quadratic over the thesis text",
     "citeproof.parser.thesis.markers._PAREN_ITEM": "open: inside one parenthetical",
 }
 _ANCHORED_CALLS = {"match", "fullmatch"}

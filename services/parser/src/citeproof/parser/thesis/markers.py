@@ -289,12 +289,16 @@ def _is_author_like(names: list[str]) -> bool:
 
 
 _FOOTNOTE_URL = re.compile(r"(?<!\s)\s*+\d{0,2}(?:https?://|www\.)\S+")
-_CAPTION_LINE = re.compile(r"\n\s*(?:Figure|Fig\.|Table|Tab\.)\s*\d+[:.][^\n]*(?=\n)")
+# A caption line, or else (group "run") the newline and spaces it did not follow: kept as they
+# are, and never searched again from inside, so a long run of blank lines is read once.
+_CAPTION_LINE = re.compile(
+    r"\n\s*+(?:Figure|Fig\.|Table|Tab\.)\s*+\d++[:.][^\n]*+(?=\n)|(?P<run>\n\s*+)"
+)
 
 
 def _parenthetical_item(part: str) -> tuple[list[MarkerItem], bool] | None:
     # A figure caption extracted into the middle of the parenthesis is not part of it.
-    part = _CAPTION_LINE.sub(" ", part)
+    part = _CAPTION_LINE.sub(lambda match: match.group("run") or " ", part)
     # Footnote text (a glued number and a URL) that layout dropped into the parenthesis.
     part = _FOOTNOTE_URL.sub(" ", part)
     part = _PREFIX.sub("", " ".join(part.split()).strip())
