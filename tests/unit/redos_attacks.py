@@ -57,7 +57,6 @@ def _modules() -> Iterator[object]:
 # them all. The 64 KiB probe skips them and fails when an entry no longer names a pattern.
 KNOWN_SUPERLINEAR_AT_64KIB = {
     "citeproof.parser.thesis.markers._NARRATIVE": "open: quadratic over the thesis text",
-    "citeproof.parser.thesis.entries._AFTER_IDENTIFIER_CANDIDATE": "open: within one entry",
     "citeproof.parser.thesis.markers._PAREN_ITEM": "open: inside one parenthetical",
 }
 _ANCHORED_CALLS = {"match", "fullmatch"}

@@ -248,13 +248,25 @@ _MID_LINE_CANDIDATE = re.compile(
 )
 # After a URL or DOI, which ends many entries without a full stop ("... 155-170.
 # https://doi.org/10.5555/ucl.2019.0031 van Dijk, P. ...").
-_AFTER_IDENTIFIER_CANDIDATE = re.compile(_IDENTIFIER + r"[ \t]+" + _ENTRY_FIRST_WORD)
+# Where no entry follows, the rest of the identifier's run of non-spaces (but its last four
+# characters, where a "doi:" could open the next run) is consumed as group "skip", so no search
+# starts again inside it (linear); callers drop those matches.
+_AFTER_IDENTIFIER_CANDIDATE = re.compile(
+    _IDENTIFIER
+    + r"[ \t]+"
+    + _ENTRY_FIRST_WORD
+    + r"|(?P<skip>(?:https?://|www\.|(?i:doi):|(?<!\S)10\.\d{4,9}/)\S*?(?=\S{4}(?!\S)))"
+)
 
 
 def _mid_line_candidates(text: str, start: int, end: int) -> list[int]:
     """Offsets in ``text[start:end]`` where an entry could begin after the end of another."""
     offsets = {match.end() for match in _MID_LINE_CANDIDATE.finditer(text, start, end)}
-    offsets.update(match.end() for match in _AFTER_IDENTIFIER_CANDIDATE.finditer(text, start, end))
+    offsets.update(
+        match.end()
+        for match in _AFTER_IDENTIFIER_CANDIDATE.finditer(text, start, end)
+        if match.group("skip") is None
+    )
     return sorted(offsets)
 
 
