@@ -18,6 +18,7 @@ from tests.integration.api_support import (
     new_user,
     seed_results,
     thesis_with_sources,
+    upload,
 )
 
 
@@ -87,6 +88,64 @@ async def test_run_needs_a_thesis_of_the_session(pool, db_settings):
             url, json={"thesis_document_id": other["thesis_id"]}, headers=alice.headers
         )
         assert_error(not_in_session, 404, "document_not_found")
+
+
+async def test_a_user_over_the_active_runs_cap_gets_429_until_a_run_finishes(pool, db_settings):
+    alice, bob = await new_user(pool), await new_user(pool)
+    settings = ApiSettings(max_active_runs_per_user=2)
+    async with api_client(db_settings, settings) as client:
+        ids = await thesis_with_sources(client, alice)
+        first = await start_run(client, alice, ids)
+        await start_run(client, alice, ids)
+        url = f"/v1/sessions/{ids['session_id']}/runs"
+        body = {"thesis_document_id": ids["thesis_id"]}
+        refused = await client.post(url, json=body, headers=alice.headers)
+        assert_error(refused, 429, "too_many_active_runs")
+        assert int(refused.headers["retry-after"]) == settings.active_jobs_retry_after_s
+        assert (
+            await pool.fetchval("SELECT count(*) FROM runs WHERE user_id = $1", alice.user_id) == 2
+        )
+        # Another user's runs are theirs to count.
+        await start_run(client, bob, await thesis_with_sources(client, bob))
+        # A finished run frees its place; so does a cancelled one.
+        await pool.execute("UPDATE runs SET status = 'completed' WHERE id = $1", uuid.UUID(first))
+        third = await start_run(client, alice, ids)
+        assert_error(await client.post(url, json=body, headers=alice.headers), 429,
+                     "too_many_active_runs")  # fmt: skip
+        cancel = await client.post(f"/v1/runs/{third}/cancel", headers=alice.headers)
+        assert cancel.status_code == 202, cancel.text
+        await start_run(client, alice, ids)
+
+
+async def test_a_session_holds_at_most_the_documents_cap(pool, db_settings):
+    alice = await new_user(pool)
+    async with api_client(db_settings, ApiSettings(max_documents_per_session=4)) as client:
+        ids = await thesis_with_sources(client, alice)  # 3 documents
+        await finish_parsing(pool, ids["thesis_job"])
+        await finish_parsing(pool, ids["sources_job"])
+        session = ids["session_id"]
+        linked = "SELECT count(*) FROM session_sources WHERE session_id = $1"
+        jobs = "SELECT count(*) FROM parse_jobs WHERE session_id = $1"
+        tag = uuid.uuid4().hex.encode()
+        a, b, c = ((f"{n}.pdf", b"%PDF " + n.encode() + tag) for n in "abc")
+        refused = await upload(client, alice, session, [b, c])
+        assert_error(refused, 413, "too_many_documents")
+        assert await pool.fetchval(linked, uuid.UUID(session)) == 3
+        assert await pool.fetchval(jobs, uuid.UUID(session)) == 2  # nothing staged
+        assert (await upload(client, alice, session, [a])).status_code == 202
+        # A file the session already holds adds nothing: sent again it still fits.
+        assert (await upload(client, alice, session, [a])).status_code == 202
+        assert_error(await upload(client, alice, session, [a, b]), 413, "too_many_documents")
+        assert await pool.fetchval(linked, uuid.UUID(session)) == 4
+    # A session filled before the cap was lowered cannot start a run.
+    async with api_client(db_settings, ApiSettings(max_documents_per_session=3)) as client:
+        run = await client.post(
+            f"/v1/sessions/{session}/runs",
+            json={"thesis_document_id": ids["thesis_id"]},
+            headers=alice.headers,
+        )
+        assert_error(run, 422, "too_many_documents")
+    assert await pool.fetchval("SELECT count(*) FROM runs WHERE user_id = $1", alice.user_id) == 0
 
 
 async def test_status_reports_progress_and_missing_workers(pool, db_settings):

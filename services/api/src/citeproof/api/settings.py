@@ -19,6 +19,11 @@ DEFAULT_RATE_LIMIT_WINDOW_S = 60
 DEFAULT_RATE_LIMIT_REQUESTS = 120
 DEFAULT_RATE_LIMIT_UPLOADS = 20
 DEFAULT_ACTIVE_JOBS_RETRY_AFTER_S = 30
+# A run holds planning, retrieval and judging slots for every citation of its thesis: a few at
+# once per user (the accuracy benchmark starts three) keeps one user from queueing hundreds.
+DEFAULT_MAX_ACTIVE_RUNS_PER_USER = 5
+# A run checks every document of its session; long theses cite 300-600 works.
+DEFAULT_MAX_DOCUMENTS_PER_SESSION = 500
 DEFAULT_SSE_SLOW_POLL_S = 3.0
 DEFAULT_SSE_MAX_DURATION_S = 3600
 # A browser tab following a run holds one stream; a few tabs per user, a few hundred per process.
@@ -69,8 +74,18 @@ class ApiSettings(Settings, frozen=True, kw_only=True):
         DEFAULT_RATE_LIMIT_UPLOADS
     )
     active_jobs_retry_after_s: Annotated[
-        int, doc("Retry-After sent with 429 too_many_active_jobs.", ge=1)
+        int, doc("Retry-After sent with 429 too_many_active_jobs and too_many_active_runs.", ge=1)
     ] = DEFAULT_ACTIVE_JOBS_RETRY_AFTER_S
+    max_active_runs_per_user: Annotated[
+        int,
+        doc("Runs a user may have unfinished at once, all sessions (more: 429 "
+            "too_many_active_runs).", ge=1),
+    ] = DEFAULT_MAX_ACTIVE_RUNS_PER_USER  # fmt: skip
+    max_documents_per_session: Annotated[
+        int,
+        doc("Documents (thesis and sources) one session may hold; a run checks all of them "
+            "(more: 413 too_many_documents on upload, 422 on a run).", ge=1),
+    ] = DEFAULT_MAX_DOCUMENTS_PER_SESSION  # fmt: skip
     sse_slow_poll_s: Annotated[
         float, doc("Run-progress streams re-read the run at least this often (seconds).", gt=0)
     ] = DEFAULT_SSE_SLOW_POLL_S

@@ -136,6 +136,44 @@ async def _check_admission(
         raise _staged_limit(settings, staged, upload_bytes)
 
 
+# Documents linked to the session now.
+SESSION_LINKS_SQL = "SELECT count(*) FROM session_sources WHERE session_id = $1"
+# Of these files (by sha256), how many the session does not hold yet: the links this upload adds.
+NEW_SESSION_LINKS_SQL = """
+SELECT count(*) FROM unnest($3::bytea[]) AS u(sha256)
+WHERE NOT EXISTS (SELECT 1 FROM session_sources s JOIN documents d ON d.id = s.document_id
+                  WHERE s.session_id = $1 AND d.user_id = $2 AND d.sha256 = u.sha256)
+"""
+
+
+def too_many_documents(status: int, settings: ApiSettings, linked: int) -> ApiError:
+    """413 for an upload that would overfill a session, 422 for a run of an overfull one."""
+    return ApiError(
+        status,
+        "too_many_documents",
+        f"This session would hold {linked} documents; a session (and so a run) may hold at "
+        f"most {settings.max_documents_per_session}. Delete sources that are not cited, or "
+        "split the work into several sessions.",
+    )
+
+
+async def _check_session_room(
+    conn: asyncpg.Connection,
+    user_id: uuid.UUID,
+    session_id: uuid.UUID,
+    form: UploadForm,
+    settings: ApiSettings,
+) -> None:
+    """Under the session's row lock: the links this upload adds must fit the session's cap."""
+    linked = await conn.fetchval(SESSION_LINKS_SQL, session_id)
+    digests = list({upload.sha256 for upload in form.files})
+    if linked + len(digests) <= settings.max_documents_per_session:
+        return
+    added = await conn.fetchval(NEW_SESSION_LINKS_SQL, session_id, user_id, digests)
+    if linked + added > settings.max_documents_per_session:
+        raise too_many_documents(413, settings, linked + added)
+
+
 UPSERT_DOCUMENT_SQL = """
 INSERT INTO documents (user_id, sha256, kind, filename, declared_type, size_bytes)
 VALUES ($1, $2, $3, $4, $5, $6)
@@ -241,6 +279,7 @@ async def stage_upload(
     async with pool.acquire() as conn, conn.transaction():
         await get_session_row(conn, user_id, session_id, lock=True)
         await _check_admission(conn, user_id, form.total_bytes, settings)
+        await _check_session_room(conn, user_id, session_id, form, settings)
         job_id = await conn.fetchval(
             "INSERT INTO parse_jobs (user_id, session_id) VALUES ($1, $2) RETURNING id",
             user_id,

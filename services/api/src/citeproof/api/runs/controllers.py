@@ -32,10 +32,15 @@ class RunController(Controller):
         summary="Verify a thesis against the session's sources",
     )
     async def create_run(
-        self, session_id: PathId, data: JSONBody[RunCreate], caller: CallerDep, pool: Pool
+        self,
+        session_id: PathId,
+        data: JSONBody[RunCreate],
+        caller: CallerDep,
+        pool: Pool,
+        api_settings: Settings,
     ) -> RunAccepted:
         run_id = await services.create_run(
-            pool, caller.user_id, session_id, data.thesis_document_id
+            pool, caller.user_id, session_id, data.thesis_document_id, api_settings
         )
         return RunAccepted(run_id=run_id)
 

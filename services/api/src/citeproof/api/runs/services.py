@@ -6,11 +6,17 @@ import uuid
 
 import asyncpg
 
+from citeproof.api.documents.services import (
+    ACTIVE_RUN_STATUSES,
+    SESSION_LINKS_SQL,
+    too_many_documents,
+)
 from citeproof.api.errors import ApiError, not_found
 from citeproof.api.pagination import Cursor, cursor_args, cut_page
 from citeproof.api.rows import to_structs
 from citeproof.api.runs.schemas import RunProgress, RunStatus, RunSummary, StageProgress
 from citeproof.api.scoping import get_session_row, session_document
+from citeproof.api.settings import ApiSettings
 from citeproof.api.workers import WAITING_LABELS, live_stages, unavailable_stages
 from citeproof.pipeline import EVENTS_CHANNEL, RETRIEVE_CHANNEL
 
@@ -45,10 +51,23 @@ FROM runs r WHERE r.id = $1 AND r.user_id = $2
 COUNTS_SQL = "SELECT label, count(*) AS n FROM verdicts WHERE run_id = $1 GROUP BY label"
 
 
+# Runs of the user that are not finished yet (any session).
+ACTIVE_RUNS_SQL = """
+SELECT count(*) FROM runs WHERE user_id = $1 AND status = ANY($2::text[])
+"""
+
+
 async def create_run(
-    pool: asyncpg.Pool, user_id: uuid.UUID, session_id: uuid.UUID, thesis_id: uuid.UUID
+    pool: asyncpg.Pool,
+    user_id: uuid.UUID,
+    session_id: uuid.UUID,
+    thesis_id: uuid.UUID,
+    settings: ApiSettings,
 ) -> uuid.UUID:
     async with pool.acquire() as conn, conn.transaction():
+        # The user row lock serialises this user's run starts across API replicas, so two
+        # concurrent starts cannot both pass the cap.
+        await conn.execute("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", user_id)
         await get_session_row(conn, user_id, session_id, lock=True)
         thesis = await session_document(conn, user_id, session_id, thesis_id)
         if thesis is None:
@@ -58,6 +77,18 @@ async def create_run(
                 422,
                 "not_a_thesis",
                 "thesis_document_id names a source document; upload the thesis with kind=thesis.",
+            )
+        linked = await conn.fetchval(SESSION_LINKS_SQL, session_id)
+        if linked > settings.max_documents_per_session:
+            raise too_many_documents(422, settings, linked)
+        active = await conn.fetchval(ACTIVE_RUNS_SQL, user_id, list(ACTIVE_RUN_STATUSES))
+        if active >= settings.max_active_runs_per_user:
+            raise ApiError(
+                429,
+                "too_many_active_runs",
+                f"You already have {active} runs in progress (at most "
+                f"{settings.max_active_runs_per_user}); wait for one to finish or cancel one.",
+                retry_after=settings.active_jobs_retry_after_s,
             )
         run_id = await conn.fetchval(CREATE_RUN_SQL, user_id, session_id, thesis_id)
         # Delivered on commit: the planner wakes only once the run row is visible.
