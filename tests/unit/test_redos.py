@@ -121,3 +121,29 @@ def assert_no_slow_patterns(size: int) -> None:
 
 if os.name != "posix":  # select() on a pipe
     pytestmark = pytest.mark.skip("POSIX only")
+
+
+def test_a_parenthetical_item_is_only_matched_on_a_bounded_body() -> None:
+    """_PAREN_ITEM is quadratic on its input (KNOWN_SUPERLINEAR_AT_64KIB): it must only see one
+    parenthesis body, which _PARENTHETICAL caps, however long the parenthesis is."""
+    import time
+
+    from citeproof.parser.thesis import markers
+
+    seen: list[int] = []
+    original = markers._parenthetical_item
+
+    def recording(part: str) -> tuple[list, bool] | None:
+        seen.append(len(part))
+        return original(part)
+
+    hostile = "Smith (" + "A A " + " " * 65536 + "2019) and (Lee, " + " " * 400 + "2020)"
+    started = time.process_time()
+    try:
+        markers._parenthetical_item = recording  # type: ignore[assignment]
+        found = markers.find_parenthetical_markers(hostile, 0, len(hostile))
+    finally:
+        markers._parenthetical_item = original  # type: ignore[assignment]
+    assert time.process_time() - started < BOUND_SECONDS
+    assert seen and max(seen) <= 500
+    assert [item.year for marker in found for item in marker.items] == [2020]
