@@ -11,11 +11,12 @@ All systems share one embedded PostgreSQL (each in its own schema) and one Pytho
      a task's latency is the time from just before its enqueue call (producer side, so the
      enqueue's own commit counts) to the start of its handler, on one monotonic clock;
      p50/p99 are taken over the samples of all rounds;
-   - throughput: enqueue the round's tasks in one statement with the worker stopped, start
-     the worker, and take tasks / (time from the first handler start to the moment the
-     database shows every task finished - completions a system buffers in memory count only
-     once written); the median round is reported, with the CPU the round cost (this process
-     plus the PostgreSQL server) per task.
+   - throughput: enqueue the round's tasks in one statement with the worker stopped, vacuum
+     and analyse the database (autovacuum is off for the whole run, so no vacuum of one
+     system's tables runs during another's round), start the worker, and take tasks / (time
+     from the first handler start to the moment the database shows every task finished -
+     completions a system buffers in memory count only once written); the median round is
+     reported, with the CPU the round cost (this process plus the PostgreSQL server) per task.
 """
 
 from __future__ import annotations
@@ -197,8 +198,9 @@ class CpuMeter:
     CPU per task does not, so it is reported next to it. Unavailable (None) when the server
     is not local."""
 
-    def __init__(self, postmaster: int | None) -> None:
+    def __init__(self, postmaster: int | None, url: str = "") -> None:
         self.postmaster = postmaster
+        self.url = url
 
     @classmethod
     async def for_server(cls, url: str) -> CpuMeter:
@@ -208,9 +210,9 @@ class CpuMeter:
         finally:
             await conn.close()
         try:
-            return cls(int((Path(data_dir) / "postmaster.pid").read_text().split()[0]))
+            return cls(int((Path(data_dir) / "postmaster.pid").read_text().split()[0]), url)
         except (OSError, ValueError, IndexError):
-            return cls(None)
+            return cls(None, url)
 
     def sample(self) -> dict[int, float] | None:
         if self.postmaster is None:
@@ -225,12 +227,35 @@ class CpuMeter:
         return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
 
 
+async def quiet_server(url: str) -> None:
+    """No autovacuum on the benchmark's server: a vacuum of one system's tables started by
+    the churn of its rounds ran during the next system's round, which paid for it in wall time
+    and in CPU per task (the slower the system, the more of it). `settle` vacuums instead."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("ALTER SYSTEM SET autovacuum = off")
+        await conn.execute("SELECT pg_reload_conf()")
+    finally:
+        await conn.close()
+
+
+async def settle(url: str) -> None:
+    """Before a measured round, outside its clock: vacuum and analyse every system's tables,
+    so each round starts from the same state whatever ran before it."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("VACUUM (ANALYZE)")
+    finally:
+        await conn.close()
+
+
 async def measure_throughput(
     system: QueueSystem, recorder: Recorder, opts: Options, round_no: int, cpu: CpuMeter
 ) -> Round:
     base = THROUGHPUT_BASE + round_no * opts.tasks
     seqs = range(base, base + opts.tasks)
     await system.enqueue_many(seqs)
+    await settle(cpu.url)
     recorder.expect(seqs)
     cpu_before = cpu.sample()
     await system.start(recorder)
@@ -289,6 +314,7 @@ async def run_all(url: str, names: list[str], opts: Options) -> dict[str, Measur
     recorders = {system.name: Recorder() for system in systems}
     measured = {system.name: Measured(system.describe()) for system in systems}
     cpu = await CpuMeter.for_server(url)
+    await quiet_server(url)
     try:
         for system in systems:
             print(f"{system.name}: {system.describe()}", flush=True)
