@@ -24,6 +24,7 @@ from citeproof.parser.front_matter import (
     without_running_headers,
 )
 from citeproof.parser.layout import lines_to_blocks, remove_page_furniture
+from citeproof.parser.limits import check_text_size
 from citeproof.parser.metadata import (
     FIRST_PAGE_TEXT_CHARS,
     DocumentMeta,
@@ -131,6 +132,8 @@ def parse_bytes(
     doc = assemble(blocks, pages)
     if not doc.text.strip():
         raise ParseFailure(EMPTY_DOCUMENT, "The document contains no text.")
+    # Before chunking (seconds per megabyte), thesis analysis and embedding.
+    check_text_size(len(doc.text), detected == PDF, settings)
     chunks = without_reference_list(
         chunk_document(
             doc,

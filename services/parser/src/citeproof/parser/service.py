@@ -10,13 +10,16 @@ this document are woken.
 from __future__ import annotations
 
 import asyncio
+import time
 
 import asyncpg
+import numpy as np
 
-from citeproof.embeddings import get_embedder
+from citeproof.embeddings import EMBEDDING_DIM, get_embedder
 from citeproof.embeddings.base import aembed
 from citeproof.parser.errors import (
     MISSING_BYTES,
+    TIMEOUT,
     TOO_LARGE,
     ParseFailure,
 )
@@ -102,6 +105,11 @@ WITH expired AS (
 UPDATE parse_items AS p SET file_bytes = NULL FROM expired WHERE p.id = expired.id
 """
 _STAGED_TTL_BATCH = 500
+
+# Passages handed to the embedding thread at a time (~1.5 s of one core for the local model):
+# the embedding budget is checked between two slices. The local ONNX runtime embeds each text
+# alone, so slicing does not change a vector.
+EMBED_SLICE_TEXTS = 64
 
 
 class _KindChanged(Exception):
@@ -200,7 +208,7 @@ class ParseService(WorkerService):
             )
         vectors = None
         if await self._needs_embeddings(ctx.pool, document):
-            vectors = await aembed(get_embedder(), [chunk.text for chunk in parsed.chunks])
+            vectors = await self._embed_within_budget([chunk.text for chunk in parsed.chunks])
         try:
             async with ctx.complete() as conn:
                 # The kind decides the analysis (a thesis gets its references and citations),
@@ -222,6 +230,27 @@ class ParseService(WorkerService):
             chunks=len(parsed.chunks),
             type=parsed.detected_type,
         )
+
+    async def _embed_within_budget(self, texts: list[str]) -> np.ndarray:
+        """Embed in slices, checking the document's budget between them: a thread cannot be
+        stopped, so a slice is the most that runs on once the budget is spent, and the item
+        fails while its slot is given back."""
+        budget = self.settings.embed_budget_s
+        deadline = time.monotonic() + budget
+        embedder = get_embedder()
+        parts: list[np.ndarray] = []
+        for start in range(0, len(texts), EMBED_SLICE_TEXTS):
+            if time.monotonic() > deadline:
+                raise PermanentError(
+                    TIMEOUT,
+                    f"Indexing the document's {len(texts)} passages took longer than the "
+                    f"{budget:g} s allowed per document ({start} done); upload the part that "
+                    "is cited.",
+                )
+            parts.append(await aembed(embedder, texts[start : start + EMBED_SLICE_TEXTS]))
+        if not parts:
+            return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+        return np.concatenate(parts)
 
     async def _needs_embeddings(self, pool: asyncpg.Pool, document: asyncpg.Record) -> bool:
         """Sources are searched as evidence and need vectors; a thesis does not, unless the same

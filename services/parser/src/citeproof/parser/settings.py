@@ -30,6 +30,15 @@ DEFAULT_CHILD_USER = "nobody"
 # Passages (chunks) one document may have: a dense 500-page book makes ~2,000. Text formats have
 # no pages to cap, and embedding (outside the parse time limit) costs per chunk.
 DEFAULT_MAX_CHUNKS_PER_DOCUMENT = 4000
+# Characters of text one document may hold: a dense 500-page book has ~3 million (5,700 a
+# page). Counted before the text is cut into passages, which costs seconds per megabyte.
+DEFAULT_MAX_CHARS_PER_DOCUMENT = 4_000_000
+# Formats without pages (text, Markdown, HTML, DOCX) count this many characters as one page
+# against max_pages: a paperback page holds ~2,000, a dense journal page ~5,000.
+DEFAULT_PAGE_EQUIVALENT_CHARS = 3000
+# Embedding one document's passages: a dense 500-page book (~2,000 passages) takes ~50 s at the
+# measured 42.8 passages/s on one core; the passage cap ~95 s.
+DEFAULT_EMBED_BUDGET_S = 180.0
 # Staged bytes older than this are NULLed by the safety-net sweep, whatever the item's state.
 DEFAULT_STAGED_TTL_S = 6 * 3600
 DEFAULT_STAGED_TTL_INTERVAL_S = 600
@@ -102,6 +111,23 @@ class ParserSettings(Settings, frozen=True, kw_only=True):
         doc("Most passages (chunks) one document may have; more is refused (too_large) before "
             "anything is embedded.", ge=1),
     ] = DEFAULT_MAX_CHUNKS_PER_DOCUMENT  # fmt: skip
+    max_chars_per_document: Annotated[
+        int,
+        doc("Most characters of text one document may hold, any format; more is refused "
+            "(too_large) before it is cut into passages or embedded.", ge=1),
+    ] = DEFAULT_MAX_CHARS_PER_DOCUMENT  # fmt: skip
+    page_equivalent_chars: Annotated[
+        int,
+        doc("Characters that count as one page in formats without pages (text, Markdown, "
+            "HTML, DOCX): such a document may hold max_pages times this many (more: "
+            "too_many_pages).", ge=1),
+    ] = DEFAULT_PAGE_EQUIVALENT_CHARS  # fmt: skip
+    embed_budget_s: Annotated[
+        float,
+        doc("Wall-clock budget for embedding one document's passages (after parsing, which "
+            "has item_timeout_s); past it the item fails (timeout) and nothing is stored.",
+            gt=0),
+    ] = DEFAULT_EMBED_BUDGET_S  # fmt: skip
     staged_ttl_s: Annotated[
         int, doc("Staged upload bytes older than this are NULLed by the safety-net sweep.", ge=60)
     ] = DEFAULT_STAGED_TTL_S

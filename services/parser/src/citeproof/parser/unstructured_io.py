@@ -21,6 +21,7 @@ import msgspec
 from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, TABLE, Block, FileFacts
 from citeproof.parser.errors import ARCHIVE_BOMB, CORRUPT_FILE, ParseFailure
 from citeproof.parser.layout import MAX_HEADING_CHARS, MAX_HEADING_WORDS
+from citeproof.parser.limits import check_raw_text_size
 from citeproof.parser.raised_digits import docx_with_raised_digits, html_with_raised_digits
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.sniff import DOCX, HTML, MARKDOWN, TEXT, decode_text
@@ -205,11 +206,15 @@ def partition(
     elif detected == MARKDOWN:
         from unstructured.partition.md import partition_md
 
-        elements = partition_md(text=decode_text(data) or "")
+        text = decode_text(data) or ""
+        check_raw_text_size(text, settings)
+        elements = partition_md(text=text)
     elif detected == TEXT:
         from unstructured.partition.text import partition_text
 
-        elements = partition_text(text=decode_text(data) or "", languages=["eng"])
+        text = decode_text(data) or ""
+        check_raw_text_size(text, settings)
+        elements = partition_text(text=text, languages=["eng"])
     else:  # pragma: no cover - callers dispatch PDFs elsewhere
         raise ValueError(detected)
     return elements_to_blocks(elements), facts
