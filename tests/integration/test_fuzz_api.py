@@ -130,6 +130,8 @@ def served_api(db_settings: DatabaseSettings) -> Iterator[str]:
         rate_limit_requests=UNLIMITED,
         rate_limit_uploads=UNLIMITED,
         max_active_parse_jobs=UNLIMITED,
+        max_active_runs_per_user=UNLIMITED,
+        max_documents_per_session=UNLIMITED,
         sse_max_duration_s=SSE_MAX_DURATION_S,
     )
     port = _free_port()

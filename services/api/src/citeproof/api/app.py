@@ -21,7 +21,7 @@ from citeproof.api.errors import EXCEPTION_HANDLERS, document_error_responses
 from citeproof.api.events import EventHub
 from citeproof.api.headers import content_security_policy, security_headers
 from citeproof.api.metrics import ApiMetrics
-from citeproof.api.openapi import correct_media_types
+from citeproof.api.openapi import add_response_links, correct_media_types, declare_public_operations
 from citeproof.api.reports.controllers import ReportController
 from citeproof.api.reports.html import INLINE_SCRIPTS, INLINE_STYLES
 from citeproof.api.runs.controllers import RunController
@@ -131,6 +131,8 @@ def create_app(
     )
     document_error_responses(app)
     correct_media_types(app)
+    declare_public_operations(app)
+    add_response_links(app)
     # Outermost wrappers, so 404s, 405s and errors turned into responses are counted and carry
     # the security headers too.
     app.asgi_handler = metrics.middleware(app.asgi_handler)
