@@ -501,7 +501,8 @@ def main(argv: list[str] | None = None) -> int:
             **two,
             "bottleneck": slowest,
             "predicted_theses_per_hour": round(predicted, 1),
-            "prediction_error": round(two["theses_per_hour"] / predicted - 1, 3),
+            # How far the prediction is off, relative to what was measured (-0.2: 20% low).
+            "prediction_error": round(predicted / two["theses_per_hour"] - 1, 3),
             "speedup": round(two["theses_per_hour"] / one["theses_per_hour"], 2),
             "predicted_speedup": round(predicted / one["theses_per_hour"], 2),
             "cpu_model_predicted_theses_per_hour": round(cpu_predicted, 1),
