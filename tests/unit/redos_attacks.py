@@ -58,9 +58,6 @@ def _modules() -> Iterator[object]:
 KNOWN_SUPERLINEAR_AT_64KIB = {
     # Searched over the body text: about 0.6 CPU-s on 4 KiB of "A A   ...", minutes on 64 KiB.
     "citeproof.parser.thesis.markers._NARRATIVE": "open: quadratic over the thesis text",
-    # Matched only on one part of a parenthesis body, which _PARENTHETICAL caps at 500
-    # characters (test_redos.py: a parenthetical item never sees more).
-    "citeproof.parser.thesis.markers._PAREN_ITEM": "<= 500 chars: one parenthesis body",
 }
 _ANCHORED_CALLS = {"match", "fullmatch"}
 

@@ -124,8 +124,8 @@ if os.name != "posix":  # select() on a pipe
 
 
 def test_a_parenthetical_item_is_only_matched_on_a_bounded_body() -> None:
-    """_PAREN_ITEM is quadratic on its input (KNOWN_SUPERLINEAR_AT_64KIB): it must only see one
-    parenthesis body, which _PARENTHETICAL caps, however long the parenthesis is."""
+    """The parenthetical item pattern only ever sees one part of a parenthesis body, which
+    _PARENTHETICAL caps at 500 characters, however long the parenthesis is."""
     import time
 
     from citeproof.parser.thesis import markers

@@ -53,11 +53,14 @@ _NAME_CHAR = r"[\w'’\u00c0-\u024f\u0400-\u04ff]"
 _SURNAME = rf"{_PARTICLE}*{_UPPER}{_NAME_CHAR}*(?:-{_UPPER}?{_NAME_CHAR}+)*"
 # An organisation or multi-word name, only inside parentheses: "World Health Organization".
 # Words of an organisation name may wrap onto the next line, but never across a blank line.
-_GAP = r"[ \t]*\n?[ \t]*"
+# Between words: spaces with at most one line break. Possessive throughout (a word is followed
+# by a space or by what closes the name, never by a word character), so a long run of spaces
+# is read one way only: linear.
+_GAP = r"(?:[ \t]++(?:\n[ \t]*+)?+|\n[ \t]*+)"
 _ORGANISATION = (
-    rf"{_UPPER}[\w\-]*(?:[ \t]+\n?[ \t]*|\n[ \t]*)(?:(?:of|for|the|on|de|des|für){_GAP}[ \t])?"
-    rf"{_UPPER}[\w\-]*(?:(?:[ \t]+\n?[ \t]*|\n[ \t]*)(?:(?:of|for|the|on|de|des|für)[ \t]+)?"
-    rf"{_UPPER}[\w\-]*){{0,5}}"
+    rf"{_UPPER}[\w\-]*+{_GAP}(?:(?:of|for|the|on|de|des|für)(?:[ \t]*+\n)?+[ \t]++)?"
+    rf"{_UPPER}[\w\-]*+(?:{_GAP}(?:(?:of|for|the|on|de|des|für)[ \t]++)?"
+    rf"{_UPPER}[\w\-]*+){{0,5}}"
 )
 _ET_AL = r"\s+et\s*al\.?"
 _NAME_LIST_BODY = (
