@@ -5,29 +5,23 @@ grouped by abstract and whole groups are dealt to theses, so no two theses cite 
 abstract: each thesis comes with its own sources, uploaded by its own user, and nothing a
 previous thesis parsed, embedded or judged can be reused (no cache helps). Each claim cites its
 own abstract (the benchmark measures throughput, not accuracy). Theses and sources are rendered
-with the accuracy benchmark's documents (`bench/_accuracy_documents.py`), i.e. with
+with the accuracy benchmark's documents (`bench/accuracy/documents.py`), i.e. with
 `citeproof.pdfgen`.
 """
 
 from __future__ import annotations
 
 import random
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from bench.accuracy.dataset import BenchClaim, ThesisCase
+from bench.accuracy.documents import source_spec, thesis_spec
 from citeproof.judge.checkcovid import LABEL_OF, load_claims, load_corpus, unique_claim_pairs
+from citeproof.pdfgen import render_pdf
 
-# The accuracy benchmark's modules import each other as top-level modules.
 BENCH_DIR: Final = Path(__file__).resolve().parents[1]
-if str(BENCH_DIR) not in sys.path:
-    sys.path.insert(0, str(BENCH_DIR))
-
-from _accuracy_dataset import BenchClaim, ThesisCase  # noqa: E402
-from _accuracy_documents import source_spec, thesis_spec  # noqa: E402
-
-from citeproof.pdfgen import render_pdf  # noqa: E402
 
 CHECKCOVID: Final = BENCH_DIR.parents[1] / "shared" / "data" / "checkcovid"
 SPLIT_FILES: Final = (
