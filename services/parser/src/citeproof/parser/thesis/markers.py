@@ -86,9 +86,14 @@ _PAREN_ITEM = re.compile(
     re.DOTALL,
 )
 _PARENTHETICAL = re.compile(r"\((?P<body>[^()]{4,500})\)")
+# Group "skip" (callers drop it): where no marker starts at a list of names or of particles,
+# the list is consumed but for its last name (a marker can start there) or its last 14
+# particles (an organisation of 7 words and 6 connectors can), so no search starts again
+# inside it - one scan of the list, not one per name.
 _NARRATIVE = re.compile(
     rf"(?<![\w\-])(?:{_NAME_LIST}|(?P<org>{_ORGANISATION}))(?:['’]s)?\s*\(\s*{_YEAR_LIST}"
     rf"(?P<rest>[^()]{{0,60}})\)"
+    rf"|(?<![\w\-])(?P<skip>(?:{_SURNAME},\s*)+(?={_SURNAME})|{_PARTICLE}+(?={_PARTICLE}{{14}}))"
 )
 _YEAR_TOKEN = re.compile(
     rf"(?P<year>{_YEAR})(?P<suffix>[a-z])?|(?P<nd>n\.\s?d\.|in\s+press|forthcoming)|(?P<letter>\b[a-z]\b)"
@@ -378,6 +383,8 @@ def _narrative_marker(match: re.Match[str]) -> Marker | None:
 def find_narrative_markers(text: str, start: int, end: int) -> list[Marker]:
     markers: list[Marker] = []
     for match in _NARRATIVE.finditer(text, start, end):
+        if match.group("skip") is not None:
+            continue
         marker = _narrative_marker(match)
         if marker is not None:
             markers.append(marker)
@@ -401,6 +408,8 @@ def narrower_narrative_markers(text: str, marker: Marker) -> list[Marker]:
         while cursor < names_end and text[cursor].isspace():
             cursor += 1
         match = _NARRATIVE.match(text, cursor, marker.end)
+        if match is not None and match.group("skip") is not None:
+            match = None
         candidate = _narrative_marker(match) if match is not None else None
         if candidate is not None:
             narrower.append(candidate)
