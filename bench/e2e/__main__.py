@@ -11,8 +11,8 @@ theses). Three configurations, each on a fresh embedded PostgreSQL, in this orde
 2. `inprocess` (the baseline): the API process and two worker processes (one per core) that call
    every stage's handler directly (bench/e2e/inprocess.py) - the same CPU budget without the
    distribution;
-3. `with_two_bottleneck_replicas`: as 1, with a second replica of the service that used the most
-   CPU in 1. Its throughput is predicted from 1 (the sizing model, below) before it runs.
+3. `with_two_bottleneck_replicas`: as 1, with a second replica of the bottleneck service of 1
+   (below). Its throughput is predicted from 1 (the sizing model, below) before it runs.
 
 Per configuration: time to report per thesis (first upload request to report in hand; p50,
 p95, max), theses per hour and citations per second over the makespan (all users start at once;
