@@ -14,6 +14,10 @@ theses). Three configurations, each on a fresh embedded PostgreSQL, in this orde
 3. `with_two_bottleneck_replicas`: as 1, with a second replica of the bottleneck service of 1
    (below). Its throughput is predicted from 1 (the sizing model, below) before it runs.
 
+1 and 2 run `--repeats` times (default 2), alternating; each keeps the run in which other
+people's work on the shared machine took the least CPU (`others_cpu_busy`), and e2e.json lists
+every run under `repeats`. 3 runs once, after the model was computed from the kept run 1.
+
 Per configuration: time to report per thesis (first upload request to report in hand; p50,
 p95, max), theses per hour and citations per second over the makespan (all users start at once;
 the last report ends it), per stage from the services' metrics (task seconds, slot occupancy
@@ -67,6 +71,9 @@ RESULT_NAME: Final = "e2e"
 DEFAULT_THESES: Final = 6
 DEFAULT_CITATIONS: Final = 85
 DEFAULT_TIMEOUT_S: Final = 3600.0
+DEFAULT_REPEATS: Final = 2
+# What e2e.json lists of every run of a repeated configuration.
+REPEAT_KEYS: Final = ("theses_per_hour", "wall_s", "others_cpu_busy", "load_average_1m")
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 CORES: Final = os.cpu_count() or 1
 # Which service runs which stage, and the stage concurrency each runs with (the parser's main
@@ -443,6 +450,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=CHECKCOVID, help="Check-COVID files")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S)
     parser.add_argument("--no-write", action="store_true", help="print only (smoke runs)")
+    parser.add_argument(
+        "--repeats", type=int, default=DEFAULT_REPEATS,
+        help="runs of the one-replica stack and of the baseline (each keeps its least disturbed)",
+    )  # fmt: skip
     parser.add_argument("--only-inprocess", action="store_true", help="the baseline alone")
     args = parser.parse_args(argv)
     work_dir = args.work_dir or Path(tempfile.mkdtemp(prefix="citeproof-e2e-"))
@@ -461,13 +472,31 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(json.dumps(runs, indent=1, sort_keys=True))
         return 0
-    runs["distributed"] = run_configuration(
-        "distributed", work, work_dir / "logs", replicas={}, timeout_s=args.timeout
-    )
-    print_table(runs)
-    runs["inprocess"] = run_configuration(
-        "inprocess", work, work_dir / "logs", replicas=None, timeout_s=args.timeout
-    )
+    # The one-replica stack and the baseline run `--repeats` times, alternating; each keeps the
+    # run in which other people's work took the least CPU (the machine is shared).
+    attempts: dict[str, list[dict]] = {"distributed": [], "inprocess": []}
+    for attempt in range(1, args.repeats + 1):
+        for name, replicas in (("distributed", {}), ("inprocess", None)):
+            attempts[name].append(
+                run_configuration(
+                    name,
+                    work,
+                    work_dir / "logs" / f"attempt-{attempt}",
+                    replicas=replicas,
+                    timeout_s=args.timeout,
+                )
+            )
+            print_table(
+                {f"{n}-{i}": r for n, found in attempts.items() for i, r in enumerate(found, 1)}
+            )
+    for name, found in attempts.items():
+        runs[name] = min(found, key=lambda run: run["others_cpu_busy"])
+    repeats = {
+        name: [
+            {key: run[key] for key in REPEAT_KEYS} | {"kept": run is runs[name]} for run in found
+        ]
+        for name, found in attempts.items()
+    }
     print_table(runs)
     one = runs["distributed"]
     slowest = bottleneck(one)
@@ -494,6 +523,7 @@ def main(argv: list[str] | None = None) -> int:
         "distributed": one,
         "inprocess": runs["inprocess"],
         "inprocess_theses_per_hour": runs["inprocess"]["theses_per_hour"],
+        "repeats": repeats,
         "ratio_to_inprocess": round(
             one["theses_per_hour"] / runs["inprocess"]["theses_per_hour"], 2
         ),
