@@ -174,6 +174,11 @@ def start_inprocess_workers(url: str, log_dir: Path) -> list[subprocess.Popen]:
     return workers
 
 
+def _own_cpu_seconds() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
 def run_configuration(
     name: str, work: list[ThesisWork], log_root: Path, *, replicas: dict[str, int] | None,
     timeout_s: float,
@@ -202,6 +207,7 @@ def run_configuration(
             scrapes_before = {n: observe.scrape(u) for n, u in metric_urls.items()}
             cpu_before = observe.cpu_by_process(pids)
             machine_before = observe.machine_cpu_seconds()
+            driver_before = _own_cpu_seconds()
             load_before = os.getloadavg()[0]
             print(f"{name}: {len(work)} users start", flush=True)
             began = time.monotonic()
@@ -209,6 +215,7 @@ def run_configuration(
             wall = time.monotonic() - began
             cpu_after = observe.cpu_by_process(pids)
             machine = observe.machine_cpu_seconds() - machine_before
+            driver = _own_cpu_seconds() - driver_before
             load = (load_before, os.getloadavg()[0])
             scrapes_after = {n: observe.scrape(u) for n, u in metric_urls.items()}
             peak_rss = {n: observe.peak_rss_mb(pid) for n, pid in pids.items()}
@@ -223,7 +230,8 @@ def run_configuration(
         scrapes_before, scrapes_after, peak_rss,
     )  # fmt: skip
     # The machine is shared: how much CPU other work took during this run, next to ours.
-    ours = sum(entry["cpu_s"] for entry in result["processes"].values())
+    # Ours: every process of the stack and this driver (uploads, polling).
+    ours = sum(entry["cpu_s"] for entry in result["processes"].values()) + driver
     result["others_cpu_busy"] = round(max(0.0, machine - ours) / wall, 2)
     result["load_average_1m"] = [round(value, 2) for value in load]
     return result
