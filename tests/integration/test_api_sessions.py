@@ -14,7 +14,11 @@ async def test_me_and_session_lifecycle(pool, db_settings):
     async with api_client(db_settings) as client:
         me = await client.get("/v1/me", headers=alice.headers)
         assert me.status_code == 200
-        assert me.json() == {"user_id": str(alice.user_id), "name": alice.name}
+        assert me.json() == {
+            "user_id": str(alice.user_id),
+            "name": alice.name,
+            "token_expires_at": None,
+        }
 
         created = await client.post(
             "/v1/sessions", json={"name": "Chapter 2"}, headers=alice.headers

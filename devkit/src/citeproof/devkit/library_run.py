@@ -139,6 +139,9 @@ async def _upload(client: AsyncTestClient, headers: dict, session: str, kind: st
     return response.json()
 
 
+HARNESS_MAX_ACTIVE_RUNS = 1000
+
+
 async def run_case(
     case: Case,
     pool: asyncpg.Pool,
@@ -150,7 +153,11 @@ async def run_case(
     """One case in a session of its own. Pass the same user's `headers` to several cases and
     their identical uploads (the sample PDFs) are parsed once: documents are per user."""
     headers = headers or await new_user_headers(pool)
-    app = create_app(ApiSettings(), db_settings=db_settings)
+    # The harness plans each run and never judges it, so every run of a shared user stays
+    # in progress: the per-user cap on unfinished runs would refuse the sixth case.
+    app = create_app(
+        ApiSettings(max_active_runs_per_user=HARNESS_MAX_ACTIVE_RUNS), db_settings=db_settings
+    )
     async with AsyncTestClient(app=app, raise_server_exceptions=False) as client:
         response = await client.post("/v1/sessions", json={"name": case.name}, headers=headers)
         session = response.json()["id"]
