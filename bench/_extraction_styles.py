@@ -1,8 +1,8 @@
 """The style matrix of bench-extraction: one thesis in every citation style, as PDF and DOCX.
 
-The thesis is built from Check-COVID train claims (`citeproof.pdfgen.citestyles`), rendered under
-a layout drawn per style and format (`citeproof.pdfgen.thesis_layout`), parsed by the parser's own
-path (`parse_bytes(kind="thesis")`) and scored against the key the renderer wrote:
+The thesis is built from Check-COVID train claims (`citeproof.devkit.pdfgen.citestyles`), rendered
+under a layout drawn per style and format (`citeproof.devkit.pdfgen.thesis_layout`), parsed by the
+parser's own path (`parse_bytes(kind="thesis")`) and scored against the key the renderer wrote:
 
 - references_found: expected entries matched one to one by one of ours (same text once
   normalised, or nearly: a ratio of at least ENTRY_MATCH) - entry by entry, not by count.
@@ -13,7 +13,7 @@ path (`parse_bytes(kind="thesis")`) and scored against the key the renderer wrot
   that is not one of the claim's works (must be 0).
 - verdict_agreement: the offline judge (the project's default backend) decides each correctly
   linked citation from its claim as checked and the cited abstract's best passages for it
-  (`citeproof.judge.checkcovid.retrieved_passages`, dense similarity: the retrieval stage
+  (`citeproof.devkit.checkcovid.retrieved_passages`, dense similarity: the retrieval stage
   simulated); a rendering agrees with the numeric PDF one when the label is the same, over citations
   with a definite label in both (definite_in_both: their share of all citations). Same claim,
   same source, so any disagreement comes from extraction. label_agreement compares every label,
@@ -41,7 +41,7 @@ from rapidfuzz import fuzz
 
 from bench import common
 from citeproof.contracts.thesis import ThesisAnalysis
-from citeproof.pdfgen.citestyles import (
+from citeproof.devkit.pdfgen.citestyles import (
     STYLE_AUTHOR_YEAR_BARE,
     STYLES,
     StyledThesis,
@@ -49,7 +49,7 @@ from citeproof.pdfgen.citestyles import (
     content_from_checkcovid,
     styled,
 )
-from citeproof.pdfgen.thesis_layout import (
+from citeproof.devkit.pdfgen.thesis_layout import (
     Layout,
     random_layout,
     render_thesis_docx,
@@ -293,8 +293,8 @@ class _Judge:
     """The offline judge on a claim and its cited abstract, once per distinct (claim, work)."""
 
     def __init__(self, corpus: dict[str, dict]) -> None:
+        from citeproof.devkit.minilm import CachedEmbedder, embed_texts
         from citeproof.judge.backend import build_backend
-        from citeproof.judge.embedding import CachedEmbedder, embed_texts
         from citeproof.judge.settings import load_judge_settings
 
         self.backend = build_backend(load_judge_settings())
@@ -304,7 +304,7 @@ class _Judge:
 
     def label(self, claim: str, work_key: str) -> str:
         from citeproof.contracts.judging import JudgeRequest
-        from citeproof.judge.checkcovid import Abstract, retrieved_passages
+        from citeproof.devkit.checkcovid import Abstract, retrieved_passages
 
         key = (claim, work_key)
         if key not in self.cache:

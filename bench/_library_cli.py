@@ -1,7 +1,7 @@
 """The library-input fixtures checked the way a person checks them: `citeproof check` on files
 laid out as Zotero, Better BibTeX, LaTeX and Word users have them, the whole pipeline on this
 machine (embedded PostgreSQL, the four services as processes, the judge included). Each report's
-JSON is scored like the API fixtures (`tests/integration/library_support.score`).
+JSON is scored like the API fixtures (`citeproof.devkit.library_run.score`).
 
     .venv/bin/python -m bench._library_cli   # only the `citeproof check: ...` records
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from citeproof.db.embedded import EmbeddedPostgres
 from citeproof.devkit.library_run import DEMO, KEYS, LIBRARY, NUMBERS, Case, build_docx, score
-from citeproof.pdfgen.corpus import render_corpus
+from citeproof.devkit.pdfgen.corpus import render_corpus
 
 PREFIX = "citeproof check: "
 CHECK_TIMEOUT_S = 900

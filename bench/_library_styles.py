@@ -1,8 +1,8 @@
 """The style matrix of bench-extraction checked with its library: every rendering of the thesis
 (every citation style, PDF and DOCX) parsed as a user's rendered thesis, its reference entries
 matched to the works' .bib (written here, read by the bibliography upload's own parser) with
-`citeproof.linking.library.find_entry` (DOI, title, authors + year), and each citation followed
-marker -> printed entry -> library entry.
+`citeproof.retriever.linking.through_library.find_entry` (DOI, title, authors + year), and each
+citation followed marker -> printed entry -> library entry.
 
 Scored against the renderer's key (which works each claim cites), independently of
 bench-extraction's own scoring:
@@ -19,9 +19,9 @@ from rapidfuzz import fuzz
 
 from bench import _extraction_styles as styles
 from citeproof.contracts.thesis import Reference, ThesisAnalysis
-from citeproof.linking.library import find_entry
+from citeproof.devkit.pdfgen.citestyles import STYLES, StyledThesis, ThesisContent, styled
 from citeproof.parser.libraries import parse_bibliography
-from citeproof.pdfgen.citestyles import STYLES, StyledThesis, ThesisContent, styled
+from citeproof.retriever.linking.through_library import find_entry
 from citeproof.text.normalize import comparison_key
 
 FORMATS = ("pdf", "docx")

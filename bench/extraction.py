@@ -44,8 +44,8 @@ from rapidfuzz import fuzz
 
 from bench import _extraction_styles, common
 from citeproof.contracts.thesis import Reference, SourceMeta, ThesisAnalysis
-from citeproof.linking import link_references
 from citeproof.parser.thesis import analyze_thesis
+from citeproof.retriever.linking import link_references
 from citeproof.text.names import name_key, surname_keys
 from citeproof.text.normalize import fold_diacritics
 

@@ -54,7 +54,7 @@ UNSTRUCTURED_SAMPLE_PAGES = 24
 def build_pdf(min_pages: int = MIN_PAGES) -> tuple[bytes, str]:
     sources = sorted(PAPERS.glob("*.pdf")) if PAPERS.is_dir() else []
     if not sources:
-        from citeproof.pdfgen.plain import make_pdf, paper_pages
+        from citeproof.devkit.pdfgen.plain import make_pdf, paper_pages
 
         return make_pdf(paper_pages(min_pages + 20)), "generated"
     out = pikepdf.new()

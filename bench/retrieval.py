@@ -2,8 +2,8 @@
 
     python -m bench.retrieval [CHECKCOVID_DIR] [--split dev]
 
-Recall. Every abstract cited by a claim of the split is rendered to a PDF (citeproof.pdfgen) and
-indexed through the real parser path: staged as a parse item and parsed, chunked and embedded by
+Recall. Every abstract cited by a claim of the split is rendered to a PDF (citeproof.devkit.pdfgen)
+and indexed through the real parser path: staged as a parse item and parsed, chunked and embedded by
 the parser's own stage (`citeproof.parser.service.ParseService`, driven by `run_once`). For every
 SUPPORT/REFUTE row the retriever then searches the row's abstract with the claim and returns its
 evidence passages; recall@k is measured for vector only, BM25 only and fused retrieval.
@@ -156,8 +156,8 @@ async def index_through_parser(
     pool: asyncpg.Pool, abstracts: dict[str, dict]
 ) -> tuple[uuid.UUID, dict[str, uuid.UUID]]:
     """Render each abstract to a PDF and parse it with the parser's own stage."""
+    from citeproof.devkit.pdfgen import DocumentSpec, Section, render_pdf
     from citeproof.parser.service import ParseService
-    from citeproof.pdfgen import DocumentSpec, Section, render_pdf
 
     user, session = await new_user(pool, "bench-recall")
     job = await pool.fetchval(

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from citeproof.pdfgen.corpus import render_corpus
+from citeproof.devkit.pdfgen.corpus import render_corpus
 
 SAMPLES_DIR = Path(__file__).resolve().parent
 DEFAULT_CORPUS = "demo"

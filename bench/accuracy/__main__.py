@@ -234,7 +234,7 @@ def main() -> int:
 
     from bench.accuracy.documents import source_spec
     from bench.accuracy.inprocess import judge_citations_per_cpu_s
-    from citeproof.pdfgen.front_matter import front_matter_quotes
+    from citeproof.devkit.pdfgen.front_matter import front_matter_quotes
 
     # Every quote of every report against the titles/authors/headers the renderer printed.
     quotes = [

@@ -1,5 +1,5 @@
 """The PDFs of the pipeline accuracy benchmark: one thesis per `ThesisCase`, one source per cited
-abstract, rendered with `citeproof.pdfgen`.
+abstract, rendered with `citeproof.devkit.pdfgen`.
 
 Check-COVID gives each abstract a title and its sentences, nothing else. A real reference list
 and a real paper also carry authors, a year and a venue, and the reference parser and the linker
@@ -22,7 +22,7 @@ import msgspec
 
 from bench.accuracy.dataset import BenchClaim, ThesisCase
 from citeproof.devkit.checkcovid import Abstract
-from citeproof.pdfgen import DocumentSpec, Reference, Section, render_pdf
+from citeproof.devkit.pdfgen import DocumentSpec, Reference, Section, render_pdf
 
 # Share of the references that print a (synthetic, test-prefix) DOI.
 DOI_SHARE: Final = 0.5

@@ -6,7 +6,7 @@ abstract: each thesis comes with its own sources, uploaded by its own user, and 
 previous thesis parsed, embedded or judged can be reused (no cache helps). Each claim cites its
 own abstract (the benchmark measures throughput, not accuracy). Theses and sources are rendered
 with the accuracy benchmark's documents (`bench/accuracy/documents.py`), i.e. with
-`citeproof.pdfgen`.
+`citeproof.devkit.pdfgen`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Final
 
 from bench.accuracy.dataset import BenchClaim, ThesisCase
 from bench.accuracy.documents import source_spec, thesis_spec
-from citeproof.judge.checkcovid import LABEL_OF, load_claims, load_corpus, unique_claim_pairs
-from citeproof.pdfgen import render_pdf
+from citeproof.devkit.checkcovid import LABEL_OF, load_claims, load_corpus, unique_claim_pairs
+from citeproof.devkit.pdfgen import render_pdf
 
 BENCH_DIR: Final = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,7 @@ import pytest
 
 from citeproof.db.embedded import EmbeddedPostgres
 from citeproof.devkit.library_run import CLAIM_PREFIX, DEMO, LIBRARY, NUMBERS, expected_links
-from citeproof.pdfgen.corpus import render_corpus
+from citeproof.devkit.pdfgen.corpus import render_corpus
 from citeproof.pipeline import SOURCE_MISSING
 from tests.e2e.test_check_local import CHECK_TIMEOUT_S, _env
 

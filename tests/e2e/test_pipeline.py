@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from citeproof.devkit.journey import client, report, submit_thesis, wait_for_run
-from citeproof.pdfgen.front_matter import assert_no_front_matter_quotes
-from citeproof.pdfgen.source import parse_source
+from citeproof.devkit.pdfgen.front_matter import assert_no_front_matter_quotes
+from citeproof.devkit.pdfgen.source import parse_source
 from citeproof.pipeline import LABELS_NEEDING_QUOTE, SOURCE_MISSING
 
 pytestmark = pytest.mark.slow

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from citeproof.devkit.pdfgen.plain import make_pdf
 from citeproof.parser.service import ParseService
 from citeproof.parser.settings import ParserSettings
-from citeproof.pdfgen.plain import make_pdf
 from citeproof.pipeline import MAX_PAGES
 from tests.integration import test_parser_stage as stage_support
 

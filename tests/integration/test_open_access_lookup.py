@@ -35,9 +35,9 @@ from citeproof.devkit.library_run import (
     expected_links,
     new_user_headers,
 )
+from citeproof.devkit.pdfgen.corpus import render_corpus
 from citeproof.parser.service import ParseService
 from citeproof.parser.settings import ParserSettings
-from citeproof.pdfgen.corpus import render_corpus
 from citeproof.pipeline import SOURCE_MISSING
 from citeproof.queue import run_once
 from citeproof.retriever.open_access import FetchError, OpenAccessClient

@@ -13,15 +13,15 @@ import asyncpg
 import numpy as np
 import pytest
 
-pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
+pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'devkit'")
 
 from citeproof.contracts.chunks import BODY, CHUNK_ROLES, FRONT_MATTER
+from citeproof.devkit.pdfgen import parse_source, render_pdf
+from citeproof.devkit.pdfgen.front_matter import assert_no_front_matter_quotes, front_matter_quotes
 from citeproof.embeddings import get_embedder
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.store import store_document
-from citeproof.pdfgen import parse_source, render_pdf
-from citeproof.pdfgen.front_matter import assert_no_front_matter_quotes, front_matter_quotes
 from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.retrieval import Retriever
 from citeproof.retriever.service import default_embed

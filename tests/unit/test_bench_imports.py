@@ -1,6 +1,6 @@
 """Benchmarks are a package of their own: nothing under bench/ imports the test suite (helpers
 both need live in the citeproof packages, e.g. `citeproof.devkit.journey`,
-`citeproof.pdfgen.plain`)."""
+`citeproof.devkit.pdfgen.plain`)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,9 @@ import uuid
 import pytest
 
 from citeproof.contracts.thesis import Reference, SourceMeta
-from citeproof.linking.library import (
+from citeproof.parser.errors import MALFORMED_BIBLIOGRAPHY, ParseFailure
+from citeproof.parser.libraries import parse_bibliography
+from citeproof.retriever.linking.through_library import (
     ENTRY_BY_AUTHORS_YEAR,
     ENTRY_BY_DOI,
     ENTRY_BY_KEY,
@@ -16,8 +18,6 @@ from citeproof.linking.library import (
     find_entry,
     link_through_library,
 )
-from citeproof.parser.errors import MALFORMED_BIBLIOGRAPHY, ParseFailure
-from citeproof.parser.libraries import parse_bibliography
 from tests.unit.test_library_files import ZOTERO_BIB
 
 

@@ -5,9 +5,9 @@ from pathlib import Path
 from uuid import uuid4
 
 from citeproof.contracts.thesis import Reference, SourceMeta
-from citeproof.linking import ACCEPT_THRESHOLD, link_reference, link_references
-from citeproof.linking.match import title_similarity
 from citeproof.parser.thesis import analyze_thesis
+from citeproof.retriever.linking import ACCEPT_THRESHOLD, link_reference, link_references
+from citeproof.retriever.linking.match import title_similarity
 
 
 def reference(**fields) -> Reference:

@@ -10,9 +10,9 @@ from uuid import uuid4
 import pytest
 
 from citeproof.contracts.thesis import Reference, SourceMeta
-from citeproof.linking import assign_sources, link_references
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.settings import ParserSettings
+from citeproof.retriever.linking import assign_sources, link_references
 
 ALPHA = dict(
     label="1",

@@ -13,10 +13,10 @@ import zipfile
 import pikepdf
 import pytest
 
+from citeproof.devkit.pdfgen.plain import BODY_SENTENCES, make_pdf, paper_pages
 from citeproof.parser.errors import ERROR_CODES, ParseFailure
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.settings import ParserSettings
-from citeproof.pdfgen.plain import BODY_SENTENCES, make_pdf, paper_pages
 
 
 def encrypted_pdf() -> bytes:

@@ -16,9 +16,17 @@ from pathlib import Path
 import msgspec
 import pytest
 
-pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
+pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'devkit'")
 
 from citeproof.contracts.chunks import BODY, FRONT_MATTER
+from citeproof.devkit.pdfgen import DocumentSpec, Section, parse_source, render_pdf
+from citeproof.devkit.pdfgen.fonts import body_font_family
+from citeproof.devkit.pdfgen.front_matter import (
+    FrontMatter,
+    assert_no_front_matter_quotes,
+    front_matter_of,
+    front_matter_quotes,
+)
 from citeproof.parser.blocks import FRONT_MATTER as FRONT_MATTER_BLOCK
 from citeproof.parser.blocks import HEADING, PARAGRAPH, Block
 from citeproof.parser.extract import ParsedDocument, parse_bytes
@@ -28,14 +36,6 @@ from citeproof.parser.front_matter import (
     without_running_headers,
 )
 from citeproof.parser.settings import ParserSettings
-from citeproof.pdfgen import DocumentSpec, Section, parse_source, render_pdf
-from citeproof.pdfgen.fonts import body_font_family
-from citeproof.pdfgen.front_matter import (
-    FrontMatter,
-    assert_no_front_matter_quotes,
-    front_matter_of,
-    front_matter_quotes,
-)
 from citeproof.retriever.index import split_units
 from citeproof.text.normalize import comparison_key
 

@@ -1,10 +1,10 @@
 """Running headers, footers and page numbers stay out of the document text and its chunks.
 
-citeproof.pdfgen prints "<authors> — <title>…" at the top of every page from page 2 and the page
-number at the bottom. A two-page paper therefore prints its header once: repetition cannot tell
+citeproof.devkit.pdfgen prints "<authors> — <title>…" at the top of every page from page 2 and the
+page number at the bottom. A two-page paper therefore prints its header once: repetition cannot tell
 it from body text, its small type and the white space under it can. The header used to leak into
-chunks (a judge quoted "van Dijk and Janssen — Diurnal and seasonal dynamics…" as evidence), and
-in one source it sat in the middle of a sentence that runs over the page break.
+chunks (a judge quoted "van Dijk and Janssen — Diurnal and seasonal dynamics…" as evidence), and in
+one source it sat in the middle of a sentence that runs over the page break.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from pathlib import Path
 import msgspec
 import pytest
 
-pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
+pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'devkit'")
 
+from citeproof.devkit.pdfgen import DocumentSpec, parse_source, render_pdf, running_header
+from citeproof.devkit.pdfgen.fonts import body_font_family
 from citeproof.parser.blocks import LineBox
 from citeproof.parser.extract import ParsedDocument, parse_bytes
 from citeproof.parser.layout import remove_page_furniture
 from citeproof.parser.settings import ParserSettings
-from citeproof.pdfgen import DocumentSpec, parse_source, render_pdf, running_header
-from citeproof.pdfgen.fonts import body_font_family
 
 DEMO_SOURCES = sorted(
     (Path(__file__).resolve().parents[2] / "samples" / "demo" / "sources").glob("*.md")

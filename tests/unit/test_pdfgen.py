@@ -1,4 +1,5 @@
-"""citeproof.pdfgen: the PDFs carry a faithful text layer, metadata and realistic page furniture."""
+"""citeproof.devkit.pdfgen: the PDFs carry a faithful text layer, metadata and realistic page
+furniture."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
+pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'devkit'")
 pdfium = pytest.importorskip("pypdfium2")
 
-from citeproof.pdfgen import (  # noqa: E402
+from citeproof.devkit.pdfgen import (  # noqa: E402
     DocumentSpec,
     Reference,
     Section,
@@ -20,7 +21,7 @@ from citeproof.pdfgen import (  # noqa: E402
     render_pdf,
     running_header,
 )
-from citeproof.pdfgen.corpus import render_corpus  # noqa: E402
+from citeproof.devkit.pdfgen.corpus import render_corpus  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 LONG_PARAGRAPH = " ".join(

@@ -9,10 +9,7 @@ import shutil
 import msgspec
 import pytest
 
-from citeproof.parser.extract import parse_bytes
-from citeproof.parser.settings import ParserSettings
-from citeproof.parser.thesis import analyze_thesis
-from citeproof.pdfgen.citestyles import (
+from citeproof.devkit.pdfgen.citestyles import (
     STYLE_APA,
     STYLE_AUTHOR_YEAR,
     STYLE_AUTHOR_YEAR_BARE,
@@ -24,7 +21,10 @@ from citeproof.pdfgen.citestyles import (
     Work,
     styled,
 )
-from citeproof.pdfgen.thesis_layout import Layout, render_thesis_docx, render_thesis_pdf
+from citeproof.devkit.pdfgen.thesis_layout import Layout, render_thesis_docx, render_thesis_pdf
+from citeproof.parser.extract import parse_bytes
+from citeproof.parser.settings import ParserSettings
+from citeproof.parser.thesis import analyze_thesis
 
 _PEOPLE = [
     (("Ana", "García"), ("Piotr", "Novak")),

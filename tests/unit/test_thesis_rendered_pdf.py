@@ -15,13 +15,13 @@ from uuid import UUID, uuid4
 
 import pytest
 
-pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'shared[pdfgen]'")
+pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 'devkit'")
 
 from citeproof.contracts.thesis import SourceMeta
-from citeproof.linking import link_references
+from citeproof.devkit.pdfgen import parse_source, render_pdf
 from citeproof.parser.extract import ParsedDocument, parse_bytes
 from citeproof.parser.settings import ParserSettings
-from citeproof.pdfgen import parse_source, render_pdf
+from citeproof.retriever.linking import link_references
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 

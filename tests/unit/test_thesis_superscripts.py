@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from citeproof.devkit.pdfgen.citestyles import STYLE_SUPERSCRIPT, styled
+from citeproof.devkit.pdfgen.thesis_layout import Layout, render_thesis_docx, render_thesis_pdf
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.thesis import analyze_thesis
-from citeproof.pdfgen.citestyles import STYLE_SUPERSCRIPT, styled
-from citeproof.pdfgen.thesis_layout import Layout, render_thesis_docx, render_thesis_pdf
 from tests.unit.test_thesis_layout_entries import _content
 
 REFERENCES = "\n".join(

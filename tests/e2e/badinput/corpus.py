@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from citeproof.pdfgen import DocumentSpec, Reference, Section, parse_source, render_pdf
+from citeproof.devkit.pdfgen import DocumentSpec, Reference, Section, parse_source, render_pdf
 
 DEMO_SOURCES = Path(__file__).resolve().parents[3] / "samples" / "demo" / "sources"
 SOURCE_FILES = {

@@ -1,7 +1,7 @@
 """Generators of hostile and broken uploads.
 
 Every file is built from code at test time: a PDF with a real text layer comes from
-`citeproof.pdfgen`, everything else from pikepdf, zipfile or plain bytes. Each generator
+`citeproof.devkit.pdfgen`, everything else from pikepdf, zipfile or plain bytes. Each generator
 returns the bytes only; what the service must answer is the test's business.
 """
 
@@ -12,7 +12,7 @@ import zipfile
 
 import pikepdf
 
-from citeproof.pdfgen import DocumentSpec, Section, render_pdf
+from citeproof.devkit.pdfgen import DocumentSpec, Section, render_pdf
 
 # A JavaScript action that would be visible if anything ever ran it or indexed it.
 JS_CANARY = "citeproofJsCanary"

@@ -27,9 +27,9 @@ from citeproof.api import create_app
 from citeproof.api.settings import ApiSettings
 from citeproof.auth import create_token, create_user
 from citeproof.db.settings import DatabaseSettings
+from citeproof.devkit.pdfgen.corpus import render_corpus
 from citeproof.parser.service import ParseService
 from citeproof.parser.settings import ParserSettings
-from citeproof.pdfgen.corpus import render_corpus
 from citeproof.queue import run_once
 from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings

@@ -1,5 +1,5 @@
 """Planning's view of the session's bibliography uploads: their entries, and what they say about
-each thesis reference (see `citeproof.linking.library` for the rules)."""
+each thesis reference (see `citeproof.retriever.linking.through_library` for the rules)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from uuid import UUID
 import asyncpg
 
 from citeproof.contracts.thesis import Reference, SourceMeta
-from citeproof.linking.library import LibraryLink, link_through_library
+from citeproof.retriever.linking.through_library import LibraryLink, link_through_library
 
 BIBLIOGRAPHY_KIND = "bibliography"
 

@@ -30,10 +30,10 @@ import httpx
 import structlog
 
 from citeproof.contracts.thesis import Reference
-from citeproof.linking.library import find_entry
-from citeproof.linking.match import normalise_doi
 from citeproof.pipeline import MAX_FILE_BYTES, PARSE_CHANNEL, SOURCE_MISSING
 from citeproof.queue import notify
+from citeproof.retriever.linking.match import normalise_doi
+from citeproof.retriever.linking.through_library import find_entry
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.version import version
 

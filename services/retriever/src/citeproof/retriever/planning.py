@@ -24,8 +24,6 @@ from citeproof.contracts.thesis import (
     Reference,
     SourceMeta,
 )
-from citeproof.linking import assign_sources
-from citeproof.linking.library import with_source
 from citeproof.pipeline import (
     EVENTS_CHANNEL,
     NOT_CHECKABLE,
@@ -41,6 +39,8 @@ from citeproof.retriever.library import (
     library_decisions,
     load_library,
 )
+from citeproof.retriever.linking import assign_sources
+from citeproof.retriever.linking.through_library import with_source
 from citeproof.retriever.open_access import (
     OpenAccessClient,
     OpenAccessResult,

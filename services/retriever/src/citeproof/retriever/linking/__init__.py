@@ -9,7 +9,7 @@ An explicit user mapping (reference label -> document) overrides all of this (se
 """
 
 from citeproof.contracts.thesis import LinkResult, SourceMeta
-from citeproof.linking.match import (
+from citeproof.retriever.linking.match import (
     ACCEPT_THRESHOLD,
     LinkingConfig,
     assign_sources,

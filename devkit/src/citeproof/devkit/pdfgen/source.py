@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from citeproof.pdfgen.spec import DocumentSpec, Reference, Section
+from citeproof.devkit.pdfgen.spec import DocumentSpec, Reference, Section
 
 FRONT_MATTER_FENCE = "---"
 LIST_SEPARATOR = ";"

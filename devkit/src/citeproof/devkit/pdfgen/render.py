@@ -22,8 +22,8 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Frame, PageTemplate, Paragraph, Spacer
 from reportlab.platypus.flowables import Flowable
 
-from citeproof.pdfgen.fonts import FontFamily, body_font_family
-from citeproof.pdfgen.spec import DocumentSpec, Reference
+from citeproof.devkit.pdfgen.fonts import FontFamily, body_font_family
+from citeproof.devkit.pdfgen.spec import DocumentSpec, Reference
 
 PAGE_SIZE = A4
 MARGIN_X = 25 * mm
@@ -33,7 +33,7 @@ MARGIN_BOTTOM = 25 * mm
 FURNITURE_OFFSET = 13 * mm
 BODY_SIZE = 10.5
 RUNNING_HEADER_MAX_CHARS = 70
-PRODUCER = "citeproof.pdfgen"
+PRODUCER = "citeproof.devkit.pdfgen"
 
 
 def render_pdf(doc: DocumentSpec) -> bytes:

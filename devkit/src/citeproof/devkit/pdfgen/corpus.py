@@ -11,8 +11,8 @@ from pathlib import Path
 
 import msgspec
 
-from citeproof.pdfgen.render import render_pdf
-from citeproof.pdfgen.source import parse_source
+from citeproof.devkit.pdfgen.render import render_pdf
+from citeproof.devkit.pdfgen.source import parse_source
 
 THESIS_FILE = "thesis.md"
 SOURCES_DIR = "sources"

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from citeproof.pdfgen.render import running_header
-from citeproof.pdfgen.spec import DocumentSpec
+from citeproof.devkit.pdfgen.render import running_header
+from citeproof.devkit.pdfgen.spec import DocumentSpec
 from citeproof.text.normalize import comparison_key
 
 # A quote must have this many words to be judged: "COVID-19" is in many titles and in as many

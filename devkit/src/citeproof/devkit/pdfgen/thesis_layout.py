@@ -22,10 +22,10 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 
-from citeproof.pdfgen.citestyles import RUN_SUPERSCRIPT, StyledThesis
-from citeproof.pdfgen.fonts import FontFamily, body_font_family, sans_font_family
+from citeproof.devkit.pdfgen.citestyles import RUN_SUPERSCRIPT, StyledThesis
+from citeproof.devkit.pdfgen.fonts import FontFamily, body_font_family, sans_font_family
 
-PRODUCER = "citeproof.pdfgen"
+PRODUCER = "citeproof.devkit.pdfgen"
 COLUMN_GAP = 8 * mm
 # Footnotes: white space above the separator rule and below it (points), the rule's share of the
 # column width, the space between two notes, and how much smaller than the body they are set.
