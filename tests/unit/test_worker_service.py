@@ -14,27 +14,38 @@ from citeproof.parser.settings import ParserSettings
 from citeproof.pipeline import PARSE_STAGE, STAGES
 from citeproof.queue.worker import stage_settings
 from citeproof.retriever.service import RetrieverService
-from citeproof.worker_service import StageDefaults, WorkerService, apply_stage_defaults
+from citeproof.worker_service import StageDefaults, WorkerService
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = (ParseService, RetrieverService, JudgeService)
 
 
-def _env_with_defaults(env: dict[str, str]) -> dict[str, str]:
-    apply_stage_defaults(ParseService.stage_defaults, env)
-    return env
-
-
 def test_the_parse_stage_defaults_apply_unless_its_own_variable_is_set() -> None:
     stage = ParseService(ParserSettings()).parse_stage
-    got = stage_settings(stage, _env_with_defaults({}))
+    got = stage_settings(stage, {})
     assert (got.concurrency, got.batch_size) == (2, 1)
     # A general value chosen for the other stages does not reach the parse stage ...
-    got = stage_settings(stage, _env_with_defaults({"CITEPROOF_CONCURRENCY": "8"}))
-    assert got.concurrency == 2
+    env = {"CITEPROOF_CONCURRENCY": "8"}
+    assert stage_settings(stage, env).concurrency == 2
     # ... the stage's own variable does.
-    env = _env_with_defaults({"CITEPROOF_PARSE_CONCURRENCY": "3"})
-    assert stage_settings(stage, env).concurrency == 3
+    assert stage_settings(stage, {"CITEPROOF_PARSE_CONCURRENCY": "3"}).concurrency == 3
+    # ... and reading them changes nobody's environment.
+    assert env == {"CITEPROOF_CONCURRENCY": "8"}
+
+
+def test_every_declared_stage_default_reaches_its_stage() -> None:
+    """What `citeproof config` prints is what the runtime uses: the declaration and the
+    Stage's defaults are one."""
+    for service in SERVICES:
+        built = service() if service is not ParseService else ParseService(ParserSettings())
+        try:
+            by_name = {stage.name: stage for stage in built.stages()}
+            for declared in service.stage_defaults:
+                got = stage_settings(by_name[declared.stage], {})
+                for field, value in declared.values.items():
+                    assert getattr(got, field) == value, (service.name, field)
+        finally:
+            built.close()
 
 
 def test_a_stage_default_names_a_queue_setting() -> None:

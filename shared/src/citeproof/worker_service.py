@@ -12,8 +12,7 @@ API's and the CLI's as well.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -51,16 +50,9 @@ class StageDefaults:
             for field, value in self.values.items()
         }
 
-
-def apply_stage_defaults(
-    declared: Sequence[StageDefaults], environ: MutableMapping[str, str] | None = None
-) -> None:
-    """Put each stage default where the runtime reads the stage's settings, unless the
-    operator set that variable."""
-    target = os.environ if environ is None else environ
-    for defaults in declared:
-        for name, value in defaults.variables().items():
-            target.setdefault(name, value)
+    def as_stage_defaults(self) -> tuple[tuple[str, int | float | bool], ...]:
+        """The form `Stage.defaults` takes (the runtime reads them from the stage)."""
+        return tuple(sorted(self.values.items()))
 
 
 class WorkerService:
@@ -75,6 +67,13 @@ class WorkerService:
     def stages(self) -> list[Stage]:
         raise NotImplementedError
 
+    @classmethod
+    def defaults_for(cls, stage: str) -> tuple[tuple[str, int | float | bool], ...]:
+        """What a `<stage>_stage` property passes as `Stage(defaults=...)`."""
+        return tuple(
+            pair for d in cls.stage_defaults if d.stage == stage for pair in d.as_stage_defaults()
+        )
+
     def periodic(self) -> list[PeriodicJob]:
         return []
 
@@ -86,9 +85,8 @@ class WorkerService:
 
 
 def run_service(service_class: type[WorkerService]) -> None:
-    """Console-script entry point of a worker service: apply the stage defaults, build the
-    service, run the worker until a SIGTERM drain, close the service."""
-    apply_stage_defaults(service_class.stage_defaults)
+    """Console-script entry point of a worker service: build the service (its stages carry
+    their declared defaults), run the worker until a SIGTERM drain, close the service."""
     service = service_class()
     try:
         run_worker(

@@ -63,6 +63,11 @@ class Stage:
     # Claim fairly across users (the table's rows carry user_id, with the index
     # (user_id, priority, run_after) WHERE state = 'queued'), instead of global FIFO.
     fair_by_user: bool = False
+    # Queue settings this stage needs other than the general defaults, as (field, value)
+    # pairs: below the stage's own variable (CITEPROOF_<STAGE>_<FIELD>), above the general one
+    # (a value chosen for the other stages does not describe this stage's work). A tuple, not
+    # a dict, so the frozen Stage stays hashable.
+    defaults: tuple[tuple[str, int | float | bool], ...] = ()
 
     def __post_init__(self) -> None:
         if (self.on_terminal_group or self.on_succeeded_sql) and self.on_terminal is None:

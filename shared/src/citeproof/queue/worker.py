@@ -18,7 +18,7 @@ import signal
 import socket
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 
 import asyncpg
@@ -36,7 +36,7 @@ from citeproof.queue._producer import StageProducer, WorkerHooks
 from citeproof.queue._sweeper import sweep_expired
 from citeproof.queue.settings import QueueSettings
 from citeproof.queue.stage import PeriodicJob, Stage, TaskContext
-from citeproof.settings import load
+from citeproof.settings import env_name, load
 
 log = structlog.get_logger("citeproof.worker")
 
@@ -86,11 +86,21 @@ def new_worker_id(service: str) -> str:
     return f"{service}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
-def stage_settings(stage: Stage, env: dict[str, str] | None = None) -> QueueSettings:
-    """A stage's settings: `CITEPROOF_<STAGE>_<FIELD>`, else the general value; validated
-    so that a bad combination stops the worker at boot, naming the stage's variables."""
+def stage_settings(stage: Stage, env: Mapping[str, str] | None = None) -> QueueSettings:
+    """A stage's settings: `CITEPROOF_<STAGE>_<FIELD>`, else the stage's declared default
+    (`Stage.defaults`), else the general value; validated so that a bad combination stops the
+    worker at boot, naming the stage's variables. The environment is read, never written."""
     prefix = f"CITEPROOF_{stage.name.upper()}_"
-    return load(QueueSettings, env, prefixes=(prefix,)).validate(prefix)
+    source: Mapping[str, str] = os.environ if env is None else env
+    if stage.defaults:
+        layered = dict(source)
+        for field_name, value in stage.defaults:
+            layered.setdefault(
+                env_name(QueueSettings, field_name, prefix),
+                str(value).lower() if isinstance(value, bool) else str(value),
+            )
+        source = layered
+    return load(QueueSettings, source, prefixes=(prefix,)).validate(prefix)
 
 
 def stall_limit_s(interval_s: float) -> float:

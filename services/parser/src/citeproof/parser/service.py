@@ -165,6 +165,7 @@ class ParseService(WorkerService):
             handler=self.handle,
             on_terminal=on_terminal,
             fair_by_user=True,  # one user's 300 uploads must not hold every parser
+            defaults=self.defaults_for(PARSE_STAGE),
         )
 
     async def handle(self, ctx: TaskContext) -> None:
