@@ -16,12 +16,11 @@ from litestar.testing import AsyncTestClient
 from citeproof.api import create_app
 from citeproof.api.settings import ApiSettings
 from citeproof.auth import create_token, create_user
-from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
 from citeproof.devkit.library_run import Case, cases, new_user_headers, run_case, services
 from citeproof.queue import run_once
-from tests.conftest import _with_database
+from tests.integration.queue_support import fresh_database
 
 pytestmark = pytest.mark.slow
 
@@ -29,18 +28,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def library_db(database_url: str) -> Iterator[DatabaseSettings]:
     """A database of its own: the parse stage here must not claim other modules' items."""
-    name = f"citeproof_library_{uuid.uuid4().hex[:8]}"
-
-    async def create() -> None:
-        conn = await asyncpg.connect(database_url)
-        try:
-            await conn.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            await conn.close()
-        await apply_migrations(_with_database(database_url, name))
-
-    asyncio.run(create())
-    yield DatabaseSettings(url=_with_database(database_url, name), pool_min=1, pool_max=6)
+    url = asyncio.run(fresh_database(database_url, "citeproof_library"))
+    yield DatabaseSettings(url=url, pool_min=1, pool_max=6)
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ from litestar.testing import AsyncTestClient
 from citeproof.api import create_app
 from citeproof.api.settings import ApiSettings
 from citeproof.contracts.thesis import LINK_OPEN_ACCESS
-from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
 from citeproof.devkit.library_run import (
@@ -43,7 +42,7 @@ from citeproof.queue import run_once
 from citeproof.retriever.open_access import FetchError, OpenAccessClient
 from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
-from tests.conftest import _with_database
+from tests.integration.queue_support import fresh_database
 
 pytestmark = pytest.mark.slow
 
@@ -115,18 +114,8 @@ DOIS_BACK = {doi: number for number, doi in DOIS.items()}
 @pytest.fixture(scope="module")
 def oa_db(database_url: str) -> Iterator[DatabaseSettings]:
     """A database of its own: the parse stage here must not claim other modules' items."""
-    name = f"citeproof_oa_{uuid.uuid4().hex[:8]}"
-
-    async def create() -> None:
-        conn = await asyncpg.connect(database_url)
-        try:
-            await conn.execute(f'CREATE DATABASE "{name}"')
-        finally:
-            await conn.close()
-        await apply_migrations(_with_database(database_url, name))
-
-    asyncio.run(create())
-    yield DatabaseSettings(url=_with_database(database_url, name), pool_min=1, pool_max=6)
+    url = asyncio.run(fresh_database(database_url, "citeproof_oa"))
+    yield DatabaseSettings(url=url, pool_min=1, pool_max=6)
 
 
 @pytest.fixture
