@@ -5,6 +5,23 @@ Every write to a claimed row is fenced on (id, worker_id, claim_token, state='ru
 a worker that lost its lease can never overwrite the worker that took over.
 """
 
+
+def _mark_claimed(chosen: str) -> str:
+    """The claim's write, shared by both claims: the rows of CTE `chosen` become running
+    under this worker with a fresh claim token (the fence of every later write) and a lease."""
+    return f"""UPDATE {{table}} AS t
+SET state = 'running',
+    attempts = t.attempts + 1,
+    worker_id = $2,
+    claimed_at = now(),
+    lease_expires_at = now() + make_interval(secs => $3),
+    claim_token = gen_random_uuid()
+FROM {chosen}
+WHERE t.id = {chosen}.id
+RETURNING t.*, extract(epoch FROM clock_timestamp() - t.run_after)::float8 AS queue_wait_s
+"""
+
+
 # Batch claim in one statement. MATERIALIZED keeps the planner from inlining the CTE and
 # re-evaluating the SKIP LOCKED scan per updated row; the partial index
 # (priority, run_after) WHERE state = 'queued' serves both the filter and the order.
@@ -16,17 +33,7 @@ WITH candidates AS MATERIALIZED (
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 )
-UPDATE {table} AS t
-SET state = 'running',
-    attempts = t.attempts + 1,
-    worker_id = $2,
-    claimed_at = now(),
-    lease_expires_at = now() + make_interval(secs => $3),
-    claim_token = gen_random_uuid()
-FROM candidates
-WHERE t.id = candidates.id
-RETURNING t.*, extract(epoch FROM clock_timestamp() - t.run_after)::float8 AS queue_wait_s
-"""
+""" + _mark_claimed("candidates")
 
 # Batch claim, fair across users, for tables whose rows carry a user_id (Stage.fair_by_user).
 # Global FIFO would let one user's backlog hold every worker while another user's single item
@@ -83,17 +90,7 @@ chosen AS MATERIALIZED (
     LIMIT $1
     FOR UPDATE OF t SKIP LOCKED
 )
-UPDATE {table} AS t
-SET state = 'running',
-    attempts = t.attempts + 1,
-    worker_id = $2,
-    claimed_at = now(),
-    lease_expires_at = now() + make_interval(secs => $3),
-    claim_token = gen_random_uuid()
-FROM chosen
-WHERE t.id = chosen.id
-RETURNING t.*, extract(epoch FROM clock_timestamp() - t.run_after)::float8 AS queue_wait_s
-"""
+""" + _mark_claimed("chosen")
 
 # Extends every lease this worker holds on the given claims; returns those still held.
 HEARTBEAT = """
