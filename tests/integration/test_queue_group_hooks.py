@@ -47,9 +47,11 @@ async def run_until_done(pool: asyncpg.Pool, worker: Worker, table: str, batch: 
         await worker.drain(1.0)
 
 
-async def test_implicit_completions_with_a_hook_share_a_transaction_and_stay_fenced(
-    pool, table
-) -> None:
+async def run_with_a_stolen_claim(
+    pool: asyncpg.Pool, table: str, channel: str, on_succeeded_sql: str | None = None
+) -> tuple[int, dict[int, str], list]:
+    """120 tasks through a hooked stage whose handler has another live worker take over the
+    first row's claim while it runs; returns (stolen id, state by id, hook rows)."""
     batch = f"b-{uuid.uuid4().hex[:8]}"
     stolen: list[int] = []
     other = await another_live_worker(pool)
@@ -68,12 +70,9 @@ async def test_implicit_completions_with_a_hook_share_a_transaction_and_stay_fen
         await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
 
     stage = Stage(
-        name="test",
-        table=table,
-        channel="c_group_hook",
-        handler=steal_one_then_return,
-        on_terminal=on_terminal,
-    )
+        name="test", table=table, channel=channel, handler=steal_one_then_return,
+        on_terminal=on_terminal, on_succeeded_sql=on_succeeded_sql,
+    )  # fmt: skip
     worker = Worker(
         service="test",
         stages=[stage],
@@ -82,6 +81,7 @@ async def test_implicit_completions_with_a_hook_share_a_transaction_and_stay_fen
         settings=fast_settings(concurrency=8, batch_size=8),
     )
     await enqueue(pool, batch, 120, table=table)
+    # The stolen row stays running under the other worker: wait for the queue, not for it.
     unfinished = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state = 'queued'"
     await worker.start()
     try:
@@ -96,10 +96,16 @@ async def test_implicit_completions_with_a_hook_share_a_transaction_and_stay_fen
         r["id"]: r["state"]
         for r in await pool.fetch(f"SELECT id, state FROM {table} WHERE batch = $1", batch)
     }
-    hooks = await pool.fetch(HOOK_ROWS, batch)
+    return stolen[0], states, await pool.fetch(HOOK_ROWS, batch)
+
+
+async def test_implicit_completions_with_a_hook_share_a_transaction_and_stay_fenced(
+    pool, table
+) -> None:
+    stolen, states, hooks = await run_with_a_stolen_claim(pool, table, "c_group_hook")
     # The stolen row was not overwritten and got no hook row; every other row succeeded with
     # exactly one hook row, written in the transaction that completed it.
-    assert states.pop(stolen[0]) == "running"
+    assert states.pop(stolen) == "running"
     assert set(states.values()) == {"succeeded"}
     assert sorted(r["task_id"] for r in hooks) == sorted(states)
     assert {r["outcome"] for r in hooks} == {"succeeded"}
@@ -194,52 +200,12 @@ SELECT id, 'succeeded:' || (1 / (payload <> 'poison')::int)::text, batch FROM do
 async def test_success_writes_as_sql_complete_a_group_in_one_statement_and_stay_fenced(
     pool, table
 ) -> None:
-    batch = f"b-{uuid.uuid4().hex[:8]}"
-    stolen: list[int] = []
-    other = await another_live_worker(pool)
-
-    async def steal_one_then_return(ctx: TaskContext) -> None:
-        if not stolen:
-            stolen.append(ctx.task_id)
-            await pool.execute(
-                f"UPDATE {table} SET claim_token = gen_random_uuid(), worker_id = $2 WHERE id = $1",
-                ctx.task_id,
-                other,
-            )
-
-    async def on_terminal(conn, row, outcome) -> None:
-        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
-
-    stage = Stage(
-        name="test", table=table, channel="c_group_hook4", handler=steal_one_then_return,
-        on_terminal=on_terminal, on_succeeded_sql=SQL_HOOK,
-    )  # fmt: skip
-    worker = Worker(
-        service="test",
-        stages=[stage],
-        pool=pool,
-        listen_url=None,
-        settings=fast_settings(concurrency=8, batch_size=8),
+    stolen, states, hooks = await run_with_a_stolen_claim(
+        pool, table, "c_group_hook4", on_succeeded_sql=SQL_HOOK
     )
-    await enqueue(pool, batch, 120, table=table)
-    unfinished = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state = 'queued'"
-    await worker.start()
-    try:
-        for _ in range(600):
-            if not await pool.fetchval(unfinished, batch):
-                break
-            await asyncio.sleep(0.05)
-        await asyncio.sleep(0.5)
-    finally:
-        await worker.drain(1.0)
-    states = {
-        r["id"]: r["state"]
-        for r in await pool.fetch(f"SELECT id, state FROM {table} WHERE batch = $1", batch)
-    }
-    hooks = await pool.fetch(HOOK_ROWS, batch)
     # The stolen row was not overwritten and got no hook row; every other row succeeded with
     # exactly one hook row, written by the statement that completed it.
-    assert states.pop(stolen[0]) == "running"
+    assert states.pop(stolen) == "running"
     assert set(states.values()) == {"succeeded"}
     assert sorted(r["task_id"] for r in hooks) == sorted(states)
     assert {r["outcome"] for r in hooks} == {"succeeded"}
