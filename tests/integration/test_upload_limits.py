@@ -134,6 +134,16 @@ async def test_an_upload_is_never_held_in_the_api_process_memory(pool, db_settin
     assert peak < 8 * MIB, f"the API allocated {peak / MIB:.1f} MiB for a 24 MiB upload"
 
 
+def _stalled_upload(url: str, token: str, session: str, resume: asyncio.Event) -> asyncio.Future:
+    """A 1 MiB upload that stops after its first 1,000 bytes until `resume` is set, holding
+    its upload slot meanwhile."""
+    return asyncio.ensure_future(
+        upload(
+            url, token, session, [GeneratedFile("slow.pdf", MIB)], stall_after=1000, resume=resume
+        )
+    )
+
+
 async def test_one_user_cannot_hold_more_than_their_share_of_upload_slots(pool, db_settings):
     alice, bob = await new_user(pool), await new_user(pool)
     settings = ApiSettings(max_concurrent_uploads=2, max_concurrent_uploads_per_user=1)
@@ -142,16 +152,7 @@ async def test_one_user_cannot_hold_more_than_their_share_of_upload_slots(pool, 
         bob_session = await _session(url, bob.token)
         resume = asyncio.Event()
         # Alice's first upload stalls mid-body, holding her one slot.
-        held = asyncio.ensure_future(
-            upload(
-                url,
-                alice.token,
-                alice_session,
-                [GeneratedFile("slow.pdf", MIB)],
-                stall_after=1000,
-                resume=resume,
-            )
-        )
+        held = _stalled_upload(url, alice.token, alice_session, resume)
         await asyncio.sleep(1.0)
         second = await upload(url, alice.token, alice_session, [GeneratedFile("x.pdf", 1000)])
         _error(second, 429, "too_many_concurrent_uploads")
@@ -174,16 +175,7 @@ async def test_a_full_process_makes_uploads_wait_then_refuses_them(pool, db_sett
         alice_session = await _session(url, alice.token)
         bob_session = await _session(url, bob.token)
         resume = asyncio.Event()
-        held = asyncio.ensure_future(
-            upload(
-                url,
-                alice.token,
-                alice_session,
-                [GeneratedFile("slow.pdf", MIB)],
-                stall_after=1000,
-                resume=resume,
-            )
-        )
+        held = _stalled_upload(url, alice.token, alice_session, resume)
         await asyncio.sleep(1.0)
         busy = await upload(url, bob.token, bob_session, [GeneratedFile("b.pdf", 1000)])
         _error(busy, 503, "upload_slots_busy")
