@@ -51,6 +51,21 @@ document.addEventListener("securitypolicyviolation", (e) =>
 """
 
 
+def wait_until_parsed(page, documents: int) -> None:
+    """Wait until the session page lists `documents` rows and none is still parsing; none may
+    have failed."""
+    page.wait_for_function(
+        """n => {
+            const rows = document.querySelectorAll('#documents tbody tr');
+            return rows.length === n && !document.querySelector('#documents .pill-state-busy');
+        }""",
+        arg=documents,
+        timeout=PARSE_TIMEOUT_MS,
+    )
+    failed = page.locator("#documents tr:has(.pill-state-failed) .doc-name").all_inner_texts()
+    assert failed == [], f"documents failed to parse: {failed}"
+
+
 @pytest.fixture(scope="module")
 def ui_stack(request: pytest.FixtureRequest) -> tuple[str, str]:
     """(base URL, API token) of the stack under test."""
@@ -121,16 +136,7 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     page.set_input_files("[data-testid=sources-input]", demo_pdfs["sources"])
 
     documents = len(demo_pdfs["sources"]) + 1
-    page.wait_for_function(
-        """n => {
-            const rows = document.querySelectorAll('#documents tbody tr');
-            return rows.length === n && !document.querySelector('#documents .pill-state-busy');
-        }""",
-        arg=documents,
-        timeout=PARSE_TIMEOUT_MS,
-    )
-    failed = page.locator("#documents tr:has(.pill-state-failed) .doc-name").all_inner_texts()
-    assert failed == [], f"documents failed to parse: {failed}"
+    wait_until_parsed(page, documents)
     page.screenshot(path=str(_artifact("session.png")), full_page=True)
 
     # A file that is not a PDF: its row says it failed and why; deleting it removes the row.

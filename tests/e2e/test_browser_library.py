@@ -15,7 +15,7 @@ import pytest
 from citeproof.devkit.library_run import LIBRARY, NUMBERS, expected_links, latex_zip
 from citeproof.pipeline import SOURCE_MISSING
 from tests.e2e.browser.chromium import browser_context, missing_requirement
-from tests.e2e.test_browser import PARSE_TIMEOUT_MS, RUN_TIMEOUT_MS, UI_TIMEOUT_MS
+from tests.e2e.test_browser import RUN_TIMEOUT_MS, UI_TIMEOUT_MS, wait_until_parsed
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -66,16 +66,7 @@ def test_latex_project_with_a_zotero_library_in_the_browser(
     page.set_input_files("[data-testid=sources-input]", demo_pdfs["sources"])
     page.set_input_files("[data-testid=library-input]", str(library))
     documents = len(demo_pdfs["sources"]) + 2
-    page.wait_for_function(
-        """n => {
-            const rows = document.querySelectorAll('#documents tbody tr');
-            return rows.length === n && !document.querySelector('#documents .pill-state-busy');
-        }""",
-        arg=documents,
-        timeout=PARSE_TIMEOUT_MS,
-    )
-    failed = page.locator("#documents tr:has(.pill-state-failed) .doc-name").all_inner_texts()
-    assert failed == [], f"documents failed to parse: {failed}"
+    wait_until_parsed(page, documents)
 
     page.click("#start-run-button")
     page.wait_for_selector(
