@@ -18,11 +18,10 @@ from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
 from citeproof.queue import QueueSettings, Stage, TaskContext, TerminalOutcome, Worker, notify
+from citeproof.queue._completer import writers_for
 from citeproof.queue.columns import queue_table_ddl
+from citeproof.queue.worker import RUNTIME_CONNECTIONS
 
-# Room for the handlers' completions plus the claim loop, heartbeat and sweeper, sized the
-# way `citeproof.queue.serve` sizes a service's pool.
-POOL_HEADROOM = 4
 DRAIN_GRACE_S = 5.0
 
 # The product's queue-row contract (claim columns, state check, partial indexes) without a
@@ -81,6 +80,12 @@ class CiteproofSystem:
         self.client: asyncpg.Connection | None = None
         self.worker: Worker | None = None
 
+    @property
+    def pool_size(self) -> int:
+        """Sized the way `citeproof.queue.serve` sizes a service's pool."""
+        s = self.settings
+        return s.concurrency + writers_for(s) + RUNTIME_CONNECTIONS
+
     def describe(self) -> str:
         s = self.settings
         completion = "ctx.complete() transaction" if self.handoff else "implicit completion"
@@ -93,15 +98,13 @@ class CiteproofSystem:
         return (
             f"1 Worker, {completion}, concurrency={s.concurrency}, batch_size={s.batch_size}, "
             "LISTEN on, "
-            f"poll {s.poll_interval_s:g} s, pool {s.concurrency + POOL_HEADROOM}"
+            f"poll {s.poll_interval_s:g} s, pool {self.pool_size}"
         )
 
     async def install(self) -> None:
         # The worker registers itself in worker_heartbeats, which the migrations create.
         await apply_migrations(self.url)
-        self.pool = await create_pool(
-            DatabaseSettings(url=self.url), max_size=self.settings.concurrency + POOL_HEADROOM
-        )
+        self.pool = await create_pool(DatabaseSettings(url=self.url), max_size=self.pool_size)
         self.client = await asyncpg.connect(self.url)
         await self.client.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}")
         await self.client.execute(queue_table_ddl(self.table, PAYLOAD_COLUMNS))

@@ -190,6 +190,8 @@ async def measure_latency(
 class Round:
     tasks_per_s: float
     cpu_us_per_task: float | None  # this process + the PostgreSQL server, per task
+    # The same, this process only: the runtime's own share (the rest is the server's).
+    client_cpu_us_per_task: float | None = None
 
 
 class CpuMeter:
@@ -225,6 +227,13 @@ class CpuMeter:
         if before is None or after is None:
             return None
         return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+
+    @staticmethod
+    def spent_here(before: dict[int, float] | None, after: dict[int, float] | None) -> float | None:
+        """This process's share of `spent`."""
+        if before is None or after is None:
+            return None
+        return after[os.getpid()] - before[os.getpid()]
 
 
 async def quiet_server(url: str) -> None:
@@ -262,12 +271,15 @@ async def measure_throughput(
     await recorder.wait(f"{system.name} throughput")
     await wait_drained(system)
     finished = time.perf_counter()
-    cpu_spent = CpuMeter.spent(cpu_before, cpu.sample())
+    cpu_after = cpu.sample()
+    cpu_spent = CpuMeter.spent(cpu_before, cpu_after)
+    client_spent = CpuMeter.spent_here(cpu_before, cpu_after)
     await system.stop()
     first = min(recorder.started[s] for s in seqs)
     return Round(
         tasks_per_s=opts.tasks / (finished - first),
         cpu_us_per_task=None if cpu_spent is None else cpu_spent / opts.tasks * 1e6,
+        client_cpu_us_per_task=None if client_spent is None else client_spent / opts.tasks * 1e6,
     )
 
 
@@ -297,11 +309,18 @@ class Measured:
         values = [r.cpu_us_per_task for r in self.rounds if r.cpu_us_per_task is not None]
         return round(statistics.median(values), 1) if values else math.nan
 
+    def client_cpu_us_per_task(self) -> float:
+        values = [
+            r.client_cpu_us_per_task for r in self.rounds if r.client_cpu_us_per_task is not None
+        ]
+        return round(statistics.median(values), 1) if values else math.nan
+
     def details(self) -> dict[str, object]:
         return {
             **self.summary(),
             "setup": self.description,
             "cpu_us_per_task": self.cpu_us_per_task(),
+            "client_cpu_us_per_task": self.client_cpu_us_per_task(),
             "rounds_tasks_per_s": [round(r.tasks_per_s, 1) for r in self.rounds],
             "p90_ms": round(common.percentile(self.latencies_ms, 90), 2),
             "max_ms": round(max(self.latencies_ms), 2),
@@ -396,7 +415,11 @@ def main(argv: list[str] | None = None) -> int:
         measured = asyncio.run(run_all(url, names, opts))
     print(f"({time.perf_counter() - began:.0f} s)")
     rows = {
-        name: {**m.summary(), "cpu_us_per_task": m.cpu_us_per_task()}
+        name: {
+            **m.summary(),
+            "cpu_us_per_task": m.cpu_us_per_task(),
+            "client_cpu_us_per_task": m.client_cpu_us_per_task(),
+        }
         for name, m in measured.items()
     }
     common.print_table(
@@ -406,6 +429,7 @@ def main(argv: list[str] | None = None) -> int:
             common.Column("p50_ms", "p50 ms", 2),
             common.Column("p99_ms", "p99 ms", 2),
             common.Column("cpu_us_per_task", "CPU us/task", 0),
+            common.Column("client_cpu_us_per_task", "of which client", 0),
         ],
         baseline=BASELINE,
     )

@@ -29,10 +29,13 @@ CREATE INDEX ON {schema}.tasks (id) WHERE state = 'queued';
 # The hook variant's second table: one row per finished task.
 HOOK_DDL = "CREATE TABLE {schema}.finished (task_id bigint PRIMARY KEY, state text NOT NULL)"
 
+# The batch size is written into the statement ({batch}, a number), as the runtime does for a
+# full batch: with `LIMIT $1` PostgreSQL re-plans the statement at every execution (it cannot
+# estimate a generic plan's rows), which the floor should not pay when the runtime does not.
 CLAIM = """
 UPDATE {schema}.tasks SET state = 'running'
 WHERE id IN (
-    SELECT id FROM {schema}.tasks WHERE state = 'queued' ORDER BY id LIMIT $1
+    SELECT id FROM {schema}.tasks WHERE state = 'queued' ORDER BY id LIMIT {batch}
     FOR UPDATE SKIP LOCKED
 )
 RETURNING id, payload
@@ -69,7 +72,7 @@ class RawSqlSystem:
         self.channel = self.schema
 
     def _sql(self, statement: str) -> str:
-        return statement.format(schema=self.schema)
+        return statement.format(schema=self.schema, batch=self.batch_size)
 
     def describe(self) -> str:
         hook = ", completion + one row per task in one statement" if self.with_hook else ""
@@ -109,7 +112,7 @@ class RawSqlSystem:
         complete = self._sql(COMPLETE_WITH_HOOK if self.with_hook else COMPLETE)
         while not self._stopping.is_set():
             wake.clear()
-            rows = await conn.fetch(claim, self.batch_size)
+            rows = await conn.fetch(claim)
             if rows:
                 await asyncio.gather(*(handle(r["payload"]) for r in rows))
                 await conn.execute(complete, [r["id"] for r in rows])

@@ -9,7 +9,7 @@ import asyncpg
 import pytest
 
 from citeproof.db.pool import create_pool
-from citeproof.queue import LeaseLost, Stage, TaskContext, Worker, WorkerHooks, notify
+from citeproof.queue import LeaseLost, Stage, TaskContext, Worker, WorkerHooks, _sql, notify
 from citeproof.queue._sweeper import sweep_expired
 from citeproof.queue.metrics import LEASES_LOST, TASKS_FINISHED
 
@@ -863,6 +863,30 @@ async def test_listener_survives_backend_termination(queue_pool, database_url) -
         await worker.drain(1.0)
 
 
+async def _generic_plan(
+    conn: asyncpg.Connection, sql: str, types: str, values: list, *, generic: bool = True
+) -> str:
+    """EXPLAIN of a prepared statement's plan: the generic one (what a literal-count claim
+    runs after its fifth execution) or the one planned for these values."""
+    mode = "force_generic_plan" if generic else "force_custom_plan"
+    literals = []
+    for value in values:
+        if isinstance(value, list):
+            literals.append("ARRAY[" + ",".join(f"'{v}'" for v in value) + "]::uuid[]")
+        elif isinstance(value, str):
+            literals.append(f"'{value}'")
+        else:
+            literals.append(str(value))
+    async with conn.transaction():
+        await conn.execute(f"SET LOCAL plan_cache_mode = {mode}")
+        await conn.execute(f"PREPARE claim_plan ({types}) AS {sql}")
+        try:
+            rows = await conn.fetch(f"EXPLAIN EXECUTE claim_plan ({', '.join(literals)})")
+        finally:
+            await conn.execute("DEALLOCATE claim_plan")
+    return "\n".join(r["QUERY PLAN"] for r in rows)
+
+
 async def _reconnected(listener, old_pid) -> bool:
     return listener.connected.is_set() and listener.backend_pid not in (None, old_pid)
 
@@ -884,17 +908,26 @@ async def test_claim_statement_uses_an_index_on_100k_rows(pool, user_id) -> None
         doc,
     )
     await pool.execute("ANALYZE parse_items")
-    from citeproof.queue import _sql
-
-    text = "\n".join(r["QUERY PLAN"] for r in await pool.fetch(
-        "EXPLAIN " + _sql.for_table(_sql.CLAIM, "parse_items"), 10, "explain-worker", 120.0
-    ))  # fmt: skip
-    assert "Seq Scan" not in text, text
-    assert "parse_items_queued_idx" in text, text
-    # The fair claim keeps to indexes too: FIFO candidates, the loose scan of waiting users.
-    fair = "\n".join(r["QUERY PLAN"] for r in await pool.fetch(
-        "EXPLAIN " + _sql.for_table(_sql.CLAIM_FAIR, "parse_items"), 10, "explain-worker", 120.0
-    ))  # fmt: skip
-    assert "Seq Scan" not in fair, fair
-    assert "parse_items_queued_idx" in fair and "parse_items_user_queued_idx" in fair, fair
+    # Every form of the claim keeps to indexes: the plain claim and the group completion that
+    # claims, fair or FIFO, with a full batch written in (planned once per connection: the
+    # generic plan is the one that runs) or the count as a parameter (planned per execution).
+    plain = (_sql.CLAIM, _sql.COMPLETE_AND_CLAIM)
+    fair = (_sql.CLAIM_FAIR, _sql.COMPLETE_AND_CLAIM_FAIR)
+    async with pool.acquire() as conn:
+        for statement in (*plain, *fair):
+            sql = _sql.for_table(statement, "parse_items").replace(
+                "{succeeded}", _sql.NO_SUCCESS_SQL
+            )
+            completes = "done AS" in sql
+            values = ["explain-worker", 120.0] + ([[uuid.uuid4()]] if completes else [])
+            types = "text, float8" + (", uuid[]" if completes else "")
+            plans = [await _generic_plan(conn, _sql.with_limit(sql, 10), types, values)]
+            plans.append(await _generic_plan(conn, _sql.with_limit(sql, None), f"{types}, int",
+                                             [*values, 10], generic=False))  # fmt: skip
+            for text in plans:
+                assert "Seq Scan" not in text, text
+                assert "parse_items_queued_idx" in text, text
+                if statement in fair:
+                    # ... and the loose index scan of the users waiting.
+                    assert "parse_items_user_queued_idx" in text, text
     await pool.execute("DELETE FROM parse_items WHERE job_id = $1", job)

@@ -11,7 +11,7 @@ alone (worker_id, claim_token, state = 'running').
 
 A stage that states its success bookkeeping as SQL (`Stage.on_succeeded_sql`) needs no
 transaction at all: the bookkeeping is a data-modifying CTE of the group's fenced UPDATE, one
-statement and one round trip per group - what a bare SKIP LOCKED loop does.
+statement per group that also claims the next rows (`_completer.py`).
 
 A hook that raises (or any other error) rolls the whole group back; every task of the group
 then completes alone through `TaskContext.complete()`, exactly as it would have without
@@ -21,7 +21,6 @@ grouping, so one bad row fails only itself and no neighbour commits without its 
 from __future__ import annotations
 
 import asyncio
-import functools
 
 import asyncpg
 import structlog
@@ -38,15 +37,6 @@ SUCCEEDED = TerminalOutcome("succeeded")
 Pending = tuple[object, "asyncpg.Record | None", "asyncio.Future[bool | None]"]
 
 
-@functools.cache
-def statement_sql(stage: Stage) -> str:
-    """The group completion with the stage's success bookkeeping in the same statement."""
-    assert stage.on_succeeded_sql is not None
-    return stage.sql(_sql.COMPLETE_GROUP_WITH_SQL_HOOK).replace(
-        "{succeeded}", stage.on_succeeded_sql
-    )
-
-
 async def complete_group_with_hooks(
     pool: asyncpg.Pool, stage: Stage, worker_id: str, group: list[Pending]
 ) -> dict[object, bool | None]:
@@ -55,10 +45,6 @@ async def complete_group_with_hooks(
     assert stage.on_terminal is not None
     tokens = [token for token, _, _ in group]
     try:
-        if stage.on_succeeded_sql is not None:
-            rows = await pool.fetch(statement_sql(stage), worker_id, tokens)
-            held = {row["claim_token"] for row in rows}
-            return {token: token in held for token in tokens}
         async with pool.acquire() as conn, conn.transaction():
             rows = await conn.fetch(stage.sql(_sql.COMPLETE_GROUP), worker_id, tokens)
             held = {row["claim_token"] for row in rows}

@@ -1,10 +1,12 @@
 """One stage's claim loop in a worker: claim what the free slots can take, run each row as an
 asyncio task, free the slot when it ends.
 
-The loop claims up to `concurrency - in_flight` rows when woken (NOTIFY, a finished task, the
-poll timer) and starts one asyncio task per row. Handlers do blocking work (parsing, embedding)
-in threads or child processes so that the loop - and with it the worker's heartbeat - keeps
-ticking. The worker (`worker.py`) owns the lifecycle around it: registry, heartbeats, sweeps,
+The loop claims up to the free slots when woken (NOTIFY, a finished task, the poll timer) and
+starts one asyncio task per row. Under load most claims ride on group completions instead: the
+statement that completes a group of finished tasks also claims rows for their slots
+(`_completer.py`), and the loop only claims what is left. Handlers do blocking work (parsing,
+embedding) in threads or child processes so that the loop - and with it the worker's heartbeat -
+keeps ticking. The worker (`worker.py`) owns the lifecycle around it: registry, heartbeats, sweeps,
 drain.
 """
 
@@ -22,7 +24,7 @@ import structlog
 
 from citeproof.queue import _sql
 from citeproof.queue._breaker import Breaker
-from citeproof.queue._completer import GroupCompleter
+from citeproof.queue._completer import GroupCompleter, writers_for
 from citeproof.queue._executor import ANSWERED_OUTCOMES, execute
 from citeproof.queue.metrics import stage_metrics
 from citeproof.queue.settings import QueueSettings
@@ -62,11 +64,24 @@ class StageProducer:
         self.settings = settings
         self.pool = pool
         self.worker_id = worker_id
-        # One group write at a time per claim batch the stage can have in flight.
-        batches = -(-settings.concurrency // max(settings.batch_size, 1))
-        self.completer = GroupCompleter(pool, stage, worker_id, max_flushes=batches)
+        self.completer = GroupCompleter(
+            pool,
+            stage,
+            worker_id,
+            max_flushes=writers_for(settings),
+            slots=self,
+            lease_s=settings.lease_s,
+            batch_size=settings.batch_size,
+        )
         self.wake = asyncio.Event()
         self.in_flight: dict[object, tuple[asyncio.Task[None], TaskContext]] = {}
+        # Slot accounting, all on the event loop's one thread (no lock): a task holds its slot
+        # from its claim until its handler is done. A task whose completion is being written
+        # is still in `in_flight` but its slot is `_released` (a group completion may claim
+        # for it); rows being claimed by a statement in flight are `_claiming`, so two
+        # claims at once (the loop's and a completion's) never take the same slot.
+        self._released: set[object] = set()
+        self._claiming = 0
         # When the claim loop last went round (monotonic), for /healthz.
         self.last_tick = time.monotonic()
         # Open while a backend the stage needs is unreachable (see _breaker.py).
@@ -82,7 +97,9 @@ class StageProducer:
 
     async def run(self) -> None:
         stage, settings = self.stage, self.settings
-        claim_sql = stage.claim_sql
+        # A full batch's claim has its row count written in (see _sql.with_limit).
+        full_batch_sql = stage.claim_sql(settings.batch_size)
+        partial_sql = stage.claim_sql(None)
         while not self._stopping.is_set():
             self.last_tick = time.monotonic()
             # Clear on every pass, before reading the capacity: a NOTIFY arriving during the
@@ -90,33 +107,36 @@ class StageProducer:
             # remembering - a finishing task sets the event again and its claim finds the
             # announced rows. Clearing only when there was room made a full worker spin.
             self.wake.clear()
-            capacity = settings.concurrency - len(self.in_flight)
+            capacity = self.free_slots()
             limit = self.breaker.claim_limit()
             if limit is not None:
                 # The stage's backend is down: nothing, or one probe task at a time.
                 capacity = min(capacity, limit)
             claimed = 0
             if capacity > 0:
+                wanted = min(settings.batch_size, capacity)
+                self._claiming += wanted
                 try:
-                    rows = await self.pool.fetch(
-                        claim_sql,
-                        min(settings.batch_size, capacity),
-                        self.worker_id,
-                        settings.lease_s,
-                    )
+                    if wanted == settings.batch_size:
+                        rows = await self.pool.fetch(
+                            full_batch_sql, self.worker_id, settings.lease_s
+                        )
+                    else:
+                        rows = await self.pool.fetch(
+                            partial_sql, self.worker_id, settings.lease_s, wanted
+                        )
                 except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                     log.warning("claim.failed", stage=stage.name, error=str(exc))
                     rows = []
                     await self._sleep_or_stop(min(settings.poll_interval_s, CLAIM_RETRY_MAX_S))
+                finally:
+                    self._claiming -= wanted
                 if self._stopping.is_set():
                     # A drain began while the claim was in flight: its rows were never seen
                     # by the drain, so they go straight back instead of starting.
                     await self.give_back(rows)
                     return
-                self.metrics.claimed.inc(len(rows))
-                self.metrics.in_progress.inc(len(rows))
-                for row in rows:
-                    self._start_task(row)
+                self._start(rows)
                 claimed = len(rows)
             if claimed and claimed == min(settings.batch_size, capacity):
                 continue  # more work is probably waiting; don't sleep
@@ -125,6 +145,42 @@ class StageProducer:
                 timeout = min(timeout, max(self.breaker.seconds_to_probe(), MIN_PROBE_WAIT_S))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), timeout=timeout)
+
+    def free_slots(self) -> int:
+        """Slots no task holds and no claim in flight will fill."""
+        held = len(self.in_flight) - len(self._released)
+        return self.settings.concurrency - held - self._claiming
+
+    # -- ClaimSlots: the completion that claims for the slots its group frees -------------
+
+    def reserve(self, freeing: Sequence[object]) -> int:
+        for token in freeing:
+            if token in self.in_flight:
+                self._released.add(token)
+        if self._stopping.is_set() or self.breaker.claim_limit() is not None:
+            # Draining, or the backend is down: the loop's probe decides what runs next.
+            return 0
+        wanted = max(0, min(self.settings.batch_size, self.free_slots()))
+        self._claiming += wanted
+        return wanted
+
+    async def deliver(self, reserved: int, rows: Sequence[asyncpg.Record]) -> None:
+        self._claiming -= reserved
+        if rows and self._stopping.is_set():
+            # Claimed while a drain began: the drain never saw them.
+            await self.give_back(rows)
+            return
+        self._start(rows)
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    def _start(self, rows: Sequence[asyncpg.Record]) -> None:
+        if not rows:
+            return
+        self.metrics.claimed.inc(len(rows))
+        self.metrics.in_progress.inc(len(rows))
+        for row in rows:
+            self._start_task(row)
 
     def _start_task(self, row: asyncpg.Record) -> None:
         stage = self.stage
@@ -154,8 +210,12 @@ class StageProducer:
                 await self._on_breaker_change()
         finally:
             self.in_flight.pop(ctx.claim_token, None)
+            self._released.discard(ctx.claim_token)
             self.metrics.in_progress.dec()
-            self.wake.set()  # capacity freed: claim again without waiting for a poll
+            if self.free_slots() > 0:
+                # Capacity freed (and not already refilled by the group completion's claim):
+                # claim again without waiting for a poll.
+                self.wake.set()
             if self._hooks.on_finished:
                 self._hooks.on_finished(self.stage.name, ctx.row, outcome)
 

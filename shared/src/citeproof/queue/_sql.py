@@ -1,20 +1,45 @@
 """The runtime's SQL, one named statement each. `{table}` is a queue table name taken from
-a Stage definition (never from user input); all other values are bind parameters.
+a Stage definition (never from user input); `{limit}` is a claim's row count, filled in by
+`with_limit`; all other values are bind parameters.
 
 Every write to a claimed row is fenced on (id, worker_id, claim_token, state='running'), so
 a worker that lost its lease can never overwrite the worker that took over.
 """
 
+import re
+
+# A parameter reference in a statement ($1, $2, ...).
+_PARAMETER = re.compile(r"\$(\d+)")
+
+
+def with_limit(statement: str, rows: int | None) -> str:
+    """`statement` with its claim row count: the literal `rows`, or a parameter (numbered after
+    the statement's own) when None.
+
+    Why literals: with `LIMIT $n` PostgreSQL cannot estimate a generic plan's rows (it assumes
+    a tenth of the table, and a plan for that many rows is a hash join over the whole queue),
+    so it re-planned the statement at every execution - measured, 40% of the server's CPU per
+    task on the benchmark's hot path. With a literal it plans once per connection and reuses
+    the plan. The runtime writes the common counts as literals (a full batch, and a group
+    completion that claims nothing) and passes the others as a parameter, so a stage needs
+    only a few prepared statements however large its batch.
+    """
+    if rows is not None:
+        return statement.replace("{limit}", str(int(rows)))
+    last = max((int(n) for n in _PARAMETER.findall(statement)), default=0)
+    return statement.replace("{limit}", f"${last + 1}")
+
 
 def _mark_claimed(chosen: str) -> str:
     """The claim's write, shared by both claims: the rows of CTE `chosen` become running
-    under this worker with a fresh claim token (the fence of every later write) and a lease."""
+    under this worker ($1) with a fresh claim token (the fence of every later write) and a
+    lease of $2 seconds."""
     return f"""UPDATE {{table}} AS t
 SET state = 'running',
     attempts = t.attempts + 1,
-    worker_id = $2,
+    worker_id = $1,
     claimed_at = now(),
-    lease_expires_at = now() + make_interval(secs => $3),
+    lease_expires_at = now() + make_interval(secs => $2),
     claim_token = gen_random_uuid()
 FROM {chosen}
 WHERE t.id = {chosen}.id
@@ -22,31 +47,33 @@ RETURNING t.*, extract(epoch FROM clock_timestamp() - t.run_after)::float8 AS qu
 """
 
 
-# Batch claim in one statement. MATERIALIZED keeps the planner from inlining the CTE and
-# re-evaluating the SKIP LOCKED scan per updated row; the partial index
-# (priority, run_after) WHERE state = 'queued' serves both the filter and the order.
-CLAIM = """
-WITH candidates AS MATERIALIZED (
+# The claim's choice of rows, as CTEs ending in the named one (`candidates`, `chosen`) that
+# holds the ids to claim ({limit}: how many). Shared by the claim loop's statement and the group
+# completion that claims for the slots it frees.
+#
+# Plain: MATERIALIZED keeps the planner from inlining the CTE and re-evaluating the SKIP LOCKED
+# scan per updated row; the partial index (priority, run_after) WHERE state = 'queued' serves
+# both the filter and the order.
+_CANDIDATES = """candidates AS MATERIALIZED (
     SELECT id FROM {table}
     WHERE state = 'queued' AND run_after <= now()
     ORDER BY priority, run_after
-    LIMIT $1
+    LIMIT {limit}
     FOR UPDATE SKIP LOCKED
-)
-""" + _mark_claimed("candidates")
+)"""
 
-# Batch claim, fair across users, for tables whose rows carry a user_id (Stage.fair_by_user).
-# Global FIFO would let one user's backlog hold every worker while another user's single item
-# waits behind it. Candidates: the next $1 ready rows in FIFO order (the plain claim's index
-# path) plus the next ready row of every user with queued work - the users come from a loose
-# index scan of (user_id, priority, run_after) WHERE state = 'queued', one index descent per
-# waiting user, never a pass over every queued row. A candidate's turn is its user's running
-# rows plus its place among that user's candidates, so a user with nothing running goes first
-# and a batch interleaves users; FIFO breaks ties. The turn is computed before the locking step
-# because FOR UPDATE does not combine with window functions; a row locked by a concurrent claim
-# is skipped, as in CLAIM. Not work-conserving against priority: fairness comes first.
-CLAIM_FAIR = """
-WITH RECURSIVE waiting_users AS (
+# Fair across users, for tables whose rows carry a user_id (Stage.fair_by_user). Global FIFO
+# would let one user's backlog hold every worker while another user's single item waits behind
+# it. Candidates: the next {limit} ready rows in FIFO order (the plain claim's index path) plus the
+# next ready row of every user with queued work - the users come from a loose index scan of
+# (user_id, priority, run_after) WHERE state = 'queued', one index descent per waiting user,
+# never a pass over every queued row. A candidate's turn is its user's running rows plus its
+# place among that user's candidates, so a user with nothing running goes first and a batch
+# interleaves users; FIFO breaks ties. The turn is computed before the locking step because
+# FOR UPDATE does not combine with window functions; a row locked by a concurrent claim is
+# skipped, as in the plain claim. Not work-conserving against priority: fairness comes first.
+# Needs WITH RECURSIVE.
+_FAIR_CANDIDATES = """waiting_users AS (
     (SELECT user_id FROM {table} WHERE state = 'queued' ORDER BY user_id LIMIT 1)
     UNION ALL
     SELECT (SELECT q.user_id FROM {table} AS q
@@ -59,7 +86,7 @@ candidates AS MATERIALIZED (
     (SELECT id FROM {table}
      WHERE state = 'queued' AND run_after <= now()
      ORDER BY priority, run_after
-     LIMIT $1)
+     LIMIT {limit})
     UNION
     SELECT head.id FROM waiting_users AS w
     CROSS JOIN LATERAL (
@@ -87,10 +114,53 @@ chosen AS MATERIALIZED (
     JOIN turns ON turns.id = t.id
     WHERE t.state = 'queued'
     ORDER BY turns.turn, turns.priority, turns.run_after
-    LIMIT $1
+    LIMIT {limit}
     FOR UPDATE OF t SKIP LOCKED
+)"""
+
+# Batch claim in one statement: {limit} rows for worker $1, with a lease of $2 seconds.
+CLAIM = "WITH " + _CANDIDATES + "\n" + _mark_claimed("candidates")
+CLAIM_FAIR = "WITH RECURSIVE " + _FAIR_CANDIDATES + "\n" + _mark_claimed("chosen")
+
+
+def _complete_and_claim(recursive: str, candidates: str, chosen: str) -> str:
+    """Group completion and the next claim in ONE statement (see _completer.py): the fenced
+    UPDATE of worker $1's claims $3 to succeeded, the stage's success bookkeeping
+    (`{succeeded}`, a data-modifying statement reading `done`, or a bare SELECT), and a claim
+    of {limit} rows (lease $2 seconds) for the slots the group frees ({limit} may be 0). The
+    two UPDATEs touch disjoint rows (running vs queued) and the claim skips locked rows, so the
+    statement waits on nobody. It returns the claimed rows exactly as the claim does, followed
+    by one row per claim of the group whose fence did NOT hold: every column NULL but
+    `claim_token` (normally there is none)."""
+    return f"""WITH {recursive}done AS (
+    UPDATE {{table}}
+    SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL
+    WHERE worker_id = $1 AND state = 'running' AND claim_token = ANY($3::uuid[])
+    RETURNING *
+),
+hook AS (
+{{succeeded}}
+),
+{candidates},
+claimed AS (
+{_mark_claimed(chosen)}),
+lost AS (
+    SELECT token FROM unnest($3::uuid[]) AS token
+    WHERE token NOT IN (SELECT claim_token FROM done)
 )
-""" + _mark_claimed("chosen")
+SELECT * FROM claimed
+UNION ALL
+SELECT fenced_out.*, NULL::float8
+FROM lost
+CROSS JOIN LATERAL jsonb_populate_record(
+    NULL::{{table}}, jsonb_build_object('claim_token', lost.token)) AS fenced_out
+"""
+
+
+COMPLETE_AND_CLAIM = _complete_and_claim("", _CANDIDATES, "candidates")
+COMPLETE_AND_CLAIM_FAIR = _complete_and_claim("RECURSIVE ", _FAIR_CANDIDATES, "chosen")
+# The `{succeeded}` of a stage with no success bookkeeping: a CTE nothing reads is not run.
+NO_SUCCESS_SQL = "SELECT"
 
 # Extends every lease this worker holds on the given claims; returns those still held.
 HEARTBEAT = """
@@ -107,30 +177,14 @@ WHERE id = $1 AND worker_id = $2 AND claim_token = $3 AND state = 'running'
 RETURNING id
 """
 
-# Group commit of implicit completions (see _completer.py): the same fence, for many claims
-# of this worker at once; the (worker_id) WHERE state = 'running' index finds them.
+# Group commit of implicit completions of a stage whose terminal hook is Python (see
+# _hooked_completer.py): the same fence, for many claims of this worker at once; the
+# (worker_id) WHERE state = 'running' index finds them.
 COMPLETE_GROUP = """
 UPDATE {table}
 SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL
 WHERE worker_id = $1 AND state = 'running' AND claim_token = ANY($2::uuid[])
 RETURNING claim_token
-"""
-
-# The same group completion with a stage's success bookkeeping (Stage.on_succeeded_sql, which
-# reads `done`) as a data-modifying CTE of the same statement: the fence, the state change and
-# the bookkeeping commit together in one round trip, with no BEGIN/COMMIT around them.
-# `{succeeded}` is the stage's own statement (code, never input).
-COMPLETE_GROUP_WITH_SQL_HOOK = """
-WITH done AS (
-    UPDATE {table}
-    SET state = 'succeeded', finished_at = now(), lease_expires_at = NULL
-    WHERE worker_id = $1 AND state = 'running' AND claim_token = ANY($2::uuid[])
-    RETURNING *
-),
-hook AS (
-{succeeded}
-)
-SELECT claim_token FROM done
 """
 
 FAIL_PERMANENTLY = """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,9 +78,15 @@ class Stage:
     def sql(self, statement: str) -> str:
         return _sql.for_table(statement, self.table)
 
-    @property
-    def claim_sql(self) -> str:
-        return self.sql(_sql.CLAIM_FAIR if self.fair_by_user else _sql.CLAIM)
+    def claim_sql(self, rows: int | None = None) -> str:
+        """The stage's claim of `rows` rows, or (None) of as many as its last parameter says:
+        worker id, lease seconds[, rows]."""
+        return _claim_sql(self, rows)
+
+
+@functools.cache
+def _claim_sql(stage: Stage, rows: int | None) -> str:
+    return _sql.with_limit(stage.sql(_sql.CLAIM_FAIR if stage.fair_by_user else _sql.CLAIM), rows)
 
 
 @dataclass(frozen=True)

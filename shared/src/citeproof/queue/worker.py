@@ -29,6 +29,7 @@ from citeproof.db.pool import create_pool, resolve_listen_url
 from citeproof.db.settings import DatabaseSettings
 from citeproof.obs.logs import configure_logging
 from citeproof.queue import _sql
+from citeproof.queue._completer import writers_for
 from citeproof.queue._executor import execute
 from citeproof.queue._health import HealthServer
 from citeproof.queue._listener import Listener
@@ -53,9 +54,9 @@ BOOT_RETRY_FIRST_S = 0.5
 BOOT_RETRY_MAX_S = 5.0
 # Name prefix of the claim loops' asyncio tasks (drain waits for them first).
 CLAIM_TASK_PREFIX = "claim-"
-# Pool connections the runtime itself may hold at once besides the handlers': a claim, a
-# heartbeat, a sweep and a group completion.
-RUNTIME_CONNECTIONS = 4
+# Pool connections the runtime itself may hold at once besides the handlers' and the group
+# completions' (`_completer.writers_for`): a claim, a heartbeat and a sweep.
+RUNTIME_CONNECTIONS = 3
 # The sweeper sleeps sweep_interval_s times a factor in this range (workers spread apart).
 SWEEP_JITTER_MIN = 0.8
 SWEEP_JITTER_MAX = 1.2
@@ -417,7 +418,7 @@ async def run_once(
 ) -> int:
     """Claim one batch of `stage` and run it in-process (for tests and tools)."""
     settings = settings or QueueSettings()
-    rows = await pool.fetch(stage.claim_sql, batch_size, worker_id, settings.lease_s)
+    rows = await pool.fetch(stage.claim_sql(None), worker_id, settings.lease_s, batch_size)
     for row in rows:
         await execute(TaskContext(stage=stage, row=row, pool=pool, worker_id=worker_id), settings)
     return len(rows)
@@ -453,8 +454,10 @@ async def serve(
     await migrate_at_boot(db)
     slots = sum(stage_settings(s).concurrency for s in stages)
     # Handlers hold a connection only for their completing transaction, and every slot of
-    # every stage may be completing at once; size for that plus the runtime's own loops.
-    pool = await _pool_at_boot(db, max(db.pool_max, slots + RUNTIME_CONNECTIONS))
+    # every stage may be completing at once; the group completions keep one per writer; size
+    # for that plus the runtime's own loops.
+    writers = sum(writers_for(stage_settings(s)) for s in stages)
+    pool = await _pool_at_boot(db, max(db.pool_max, slots + writers + RUNTIME_CONNECTIONS))
     worker = Worker(
         service=service,
         stages=stages,
