@@ -7,11 +7,12 @@ import uuid
 
 import asyncpg
 import pytest
+from prometheus_client import REGISTRY
 
 from citeproof.db.pool import create_pool
 from citeproof.queue import LeaseLost, Stage, TaskContext, Worker, WorkerHooks, _sql, notify
 from citeproof.queue._sweeper import sweep_expired
-from citeproof.queue.metrics import LEASES_LOST, TASKS_FINISHED
+from citeproof.queue.metrics import LEASES_LOST
 
 from .queue_support import (
     drop_test_table,
@@ -454,7 +455,8 @@ async def _metric_worker(pool, stage_name: str, handler, **stage_kwargs):
 
 
 def _finished(stage_name: str, outcome: str) -> float:
-    return TASKS_FINISHED.labels(stage_name, outcome)._value.get()
+    labels = {"stage": stage_name, "outcome": outcome}
+    return REGISTRY.get_sample_value("citeproof_tasks_finished_total", labels) or 0.0
 
 
 async def test_a_task_whose_failure_could_not_be_recorded_is_not_counted_succeeded(pool) -> None:

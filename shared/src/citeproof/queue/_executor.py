@@ -10,6 +10,7 @@ import traceback
 import asyncpg
 import structlog
 
+from citeproof.obs.logs import bind_work, unbind_work
 from citeproof.queue import _sql
 from citeproof.queue.errors import DependencyDown, LeaseLost, PermanentError
 from citeproof.queue.metrics import stage_metrics
@@ -39,11 +40,7 @@ async def execute(ctx: TaskContext, settings: QueueSettings, *, own_context: boo
     runs it as an asyncio task of its own, whose context variables end with it, so the log
     context needs no unbinding."""
     stage = ctx.stage
-    structlog.contextvars.bind_contextvars(
-        stage=stage.name, task_id=str(ctx.task_id), worker_id=ctx.worker_id
-    )
-    if "run_id" in ctx.row:
-        structlog.contextvars.bind_contextvars(run_id=str(ctx.row["run_id"]))
+    work = bind_work(ctx.log_fields)
     started = time.perf_counter()
     # Until an outcome is written, the task's end is unknown: a failure path that raises
     # (its hook failed, the connection broke) must not be counted as a success.
@@ -74,9 +71,9 @@ async def execute(ctx: TaskContext, settings: QueueSettings, *, own_context: boo
         metrics = stage_metrics(stage.name)
         metrics.duration.observe(time.perf_counter() - started)
         if outcome != "cancelled":
-            metrics.finished(outcome).inc()
+            metrics.count_finished(outcome)
         if not own_context:
-            structlog.contextvars.unbind_contextvars("stage", "task_id", "worker_id", "run_id")
+            unbind_work(work)
     return outcome
 
 

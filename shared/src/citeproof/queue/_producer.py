@@ -177,8 +177,8 @@ class StageProducer:
     def _start(self, rows: Sequence[asyncpg.Record]) -> None:
         if not rows:
             return
-        self.metrics.claimed.inc(len(rows))
-        self.metrics.in_progress.inc(len(rows))
+        self.metrics.claimed += len(rows)
+        self.metrics.in_progress += len(rows)
         for row in rows:
             self._start_task(row)
 
@@ -211,7 +211,7 @@ class StageProducer:
         finally:
             self.in_flight.pop(ctx.claim_token, None)
             self._released.discard(ctx.claim_token)
-            self.metrics.in_progress.dec()
+            self.metrics.in_progress -= 1
             if self.free_slots() > 0:
                 # Capacity freed (and not already refilled by the group completion's claim):
                 # claim again without waiting for a poll.
@@ -233,7 +233,7 @@ class StageProducer:
         for row in rows:
             with contextlib.suppress(Exception):
                 if await hand_back(self.pool, self.stage, row, self.worker_id, 0):
-                    self.metrics.finished("handed_back").inc()
+                    self.metrics.count_finished("handed_back")
                     log.info("task.handed_back", stage=self.stage.name, task_id=str(row["id"]))
         if rows:
             with contextlib.suppress(Exception):

@@ -129,6 +129,17 @@ class TaskContext:
     def attempt(self) -> int:
         return int(self.row["attempts"])
 
+    def log_fields(self) -> dict[str, object]:
+        """What every line logged while this task runs carries (see obs.logs.bind_work)."""
+        fields: dict[str, object] = {
+            "stage": self.stage.name,
+            "task_id": str(self.task_id),
+            "worker_id": self.worker_id,
+        }
+        if "run_id" in self.row:
+            fields["run_id"] = str(self.row["run_id"])
+        return fields
+
     def mark_lease_lost(self) -> None:
         """Record that another worker owns the row now; counted once per task, whoever
         (heartbeat or fence) notices first."""
