@@ -17,6 +17,11 @@ All systems share one embedded PostgreSQL (each in its own schema) and one Pytho
      from the first handler start to the moment the database shows every task finished -
      completions a system buffers in memory count only once written); the median round is
      reported, with the CPU the round cost (this process plus the PostgreSQL server) per task.
+3. a system's ratio to its floor is the median of the per-round ratios (round i of the system
+   over round i of the floor, run within the same round of the interleaving): a burst of load
+   from elsewhere that slows one round of both cancels out, where a ratio of the two medians could pair a slowed
+   round of one with a quiet round of the other. The ratio of the medians is kept in the
+   details file.
 """
 
 from __future__ import annotations
@@ -55,7 +60,8 @@ BASELINE = "citeproof"
 # Rounds of 3,000 tasks lasted 0.2 s at the raw floor: a burst of other load on a shared machine
 # decided a round. 20,000 make each round of the fast systems last seconds.
 DEFAULT_TASKS = 20_000
-DEFAULT_ROUNDS = 3
+# Rounds per system; the ratios to the floors are medians over the paired rounds.
+DEFAULT_ROUNDS = 5
 DEFAULT_LATENCY_TASKS = 600
 DEFAULT_RATE = 100.0
 DEFAULT_CONCURRENCY = 20
@@ -327,6 +333,12 @@ class Measured:
         }
 
 
+def paired_ratio(system: Measured, floor: Measured) -> float:
+    """Median over rounds of the system's throughput over its floor's in the same round."""
+    pairs = zip(system.rounds, floor.rounds, strict=True)
+    return round(statistics.median(a.tasks_per_s / b.tasks_per_s for a, b in pairs), 2)
+
+
 async def run_all(url: str, names: list[str], opts: Options) -> dict[str, Measured]:
     factories = {**SYSTEMS, **EXTRA_SYSTEMS}
     systems = [factories[name](url, opts.concurrency, opts.batch_size) for name in names]
@@ -437,8 +449,11 @@ def main(argv: list[str] | None = None) -> int:
         print("(not every system ran: bench/results/queue*.json not written)")
         return 0
     summaries: dict[str, dict[str, float]] = {n: measured[n].summary() for n in SYSTEMS}
+    medians_ratios: dict[str, float] = {}
     for system, floor in FLOOR_RATIOS:
-        summaries[system][f"ratio_to_{floor}"] = round(
+        key = f"ratio_to_{floor}"
+        summaries[system][key] = paired_ratio(measured[system], measured[floor])
+        medians_ratios[f"{system}_{key}"] = round(
             summaries[system]["tasks_per_s"] / summaries[floor]["tasks_per_s"], 2
         )
     path = common.write_results(RESULT_NAME, summaries)
@@ -450,6 +465,7 @@ def main(argv: list[str] | None = None) -> int:
             f"rounds; concurrency {opts.concurrency}, batch {opts.batch_size}"
         ),
         "load_average_1m_at_start": round(load_at_start, 2),
+        "ratios_of_medians": medians_ratios,
         "cpus": os.cpu_count(),
         "systems": {name: m.details() for name, m in measured.items()},
     }

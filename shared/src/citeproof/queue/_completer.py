@@ -101,6 +101,7 @@ class GroupCompleter:
         self._one_statement = stage.on_terminal is None or stage.on_succeeded_sql is not None
         self._pending: list[Pending] = []
         self._flushers: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         # Pool connections kept between groups, at most one per concurrent flusher.
         self._idle: list[asyncpg.Connection] = []
         # A flusher started that has not taken its group yet: completions arriving meanwhile
@@ -111,7 +112,9 @@ class GroupCompleter:
         """True when the fence held and the row is now `succeeded`; None when the task must
         complete alone (its group's hooks could not commit). `row` is the claimed row a
         terminal hook is given."""
-        loop = asyncio.get_running_loop()
+        # Looked up once: on Python 3.11 every lookup of the running loop is a getpid() call.
+        loop = self._loop or asyncio.get_running_loop()
+        self._loop = loop
         future: asyncio.Future[bool | None] = loop.create_future()
         self._pending.append((claim_token, row, future))
         waiting = self._starting is not None and not self._starting.done()

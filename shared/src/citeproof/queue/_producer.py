@@ -82,6 +82,7 @@ class StageProducer:
         # claims at once (the loop's and a completion's) never take the same slot.
         self._released: set[object] = set()
         self._claiming = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
         # When the claim loop last went round (monotonic), for /healthz.
         self.last_tick = time.monotonic()
         # Open while a backend the stage needs is unreachable (see _breaker.py).
@@ -195,7 +196,11 @@ class StageProducer:
         )
         if self._hooks.on_claimed:
             self._hooks.on_claimed(stage.name, row)
-        task = asyncio.create_task(self._run_task(ctx), name=f"{stage.name}-{row['id']}")
+        # The loop's own create_task: asyncio.create_task looks the running loop up first,
+        # which on Python 3.11 is a getpid() system call, once per task.
+        loop = self._loop or asyncio.get_running_loop()
+        self._loop = loop
+        task = loop.create_task(self._run_task(ctx), name=f"{stage.name}-{row['id']}")
         self.in_flight[row["claim_token"]] = (task, ctx)
 
     async def _run_task(self, ctx: TaskContext) -> None:
