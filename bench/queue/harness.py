@@ -19,9 +19,9 @@ All systems share one embedded PostgreSQL (each in its own schema) and one Pytho
      reported, with the CPU the round cost (this process plus the PostgreSQL server) per task.
 3. a system's ratio to its floor is the median of the per-round ratios (round i of the system
    over round i of the floor, run within the same round of the interleaving): a burst of load
-   from elsewhere that slows one round of both cancels out, where a ratio of the two medians could pair a slowed
-   round of one with a quiet round of the other. The ratio of the medians is kept in the
-   details file.
+   from elsewhere that slows one round of both cancels out, where a ratio of the two medians
+   could pair a slowed round of one with a quiet round of the other. The ratio of the medians
+   is kept in the details file.
 """
 
 from __future__ import annotations
