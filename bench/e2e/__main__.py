@@ -16,8 +16,10 @@ theses). Three configurations, each on a fresh embedded PostgreSQL, in this orde
 
 1 and 2 run `--repeats` times (default 2), alternating; each keeps its fastest run (the least
 disturbed, as timeit keeps the best time), and e2e.json lists every run under `repeats` with
-the CPU other people's work took meanwhile. 3 runs once, after the model was computed from the
-kept run 1.
+the CPU other people's work took meanwhile. 3 runs `--repeats` times too, after the model was
+computed from the kept run 1, and keeps its fastest run the same way (a single run of it was off
+the prediction by 8% in one session and 22% in the next, on the same code, as the machine's load
+moved).
 
 Per configuration: time to report per thesis (first upload request to report in hand; p50,
 p95, max), theses per hour and citations per second over the makespan (all users start at once;
@@ -516,10 +518,23 @@ def main(argv: list[str] | None = None) -> int:
     cpu_efficiency = one["theses_per_hour"] / cpu_bound_theses_per_hour(per_thesis, {})
     cpu_predicted = cpu_efficiency * cpu_bound_theses_per_hour(per_thesis, {slowest: 2})
     print(f"bottleneck: {slowest}; predicted with 2 replicas: {predicted:.1f} theses/h")
-    runs["with_two_bottleneck_replicas"] = run_configuration(
-        "with_two_bottleneck_replicas", work, work_dir / "logs", replicas={slowest: 2},
-        timeout_s=args.timeout,
-    )  # fmt: skip
+    # The same treatment as the two configurations it is compared with: its fastest run.
+    two_runs = [
+        run_configuration(
+            "with_two_bottleneck_replicas",
+            work,
+            work_dir / "logs" / f"two-{attempt}",
+            replicas={slowest: 2},
+            timeout_s=args.timeout,
+        )
+        for attempt in range(1, args.repeats + 1)
+    ]
+    runs["with_two_bottleneck_replicas"] = max(two_runs, key=lambda run: run["theses_per_hour"])
+    repeats["with_two_bottleneck_replicas"] = [
+        {key: run[key] for key in REPEAT_KEYS}
+        | {"kept": run is runs["with_two_bottleneck_replicas"]}
+        for run in two_runs
+    ]
     print_table(runs)
     two = runs["with_two_bottleneck_replicas"]
     load_at_end = os.getloadavg()
