@@ -313,3 +313,59 @@ async def test_a_claim_batch_completes_while_another_batchs_group_is_still_writi
     finally:
         release.set()
         await worker.drain(1.0)
+
+
+# The success bookkeeping, slowed down once per statement so that a drain can begin while the
+# group completion (and the claim riding on it) is in flight.
+SLOW_SQL_HOOK = """
+INSERT INTO test_task_effects (task_id, worker_id, batch)
+SELECT done.id, 'succeeded:' || txid_current()::text, done.batch
+FROM done, (SELECT pg_sleep(0.8)) AS pause
+"""
+
+
+async def test_rows_claimed_by_a_completion_in_flight_when_a_drain_begins_go_back(
+    pool, table
+) -> None:
+    """The completion that claims the next batch is a claim like the loop's: rows it brings in
+    after the drain began are handed back uncharged, never started or left running."""
+    batch = f"b-{uuid.uuid4().hex[:8]}"
+    started: list[int] = []
+    both_ran = asyncio.Event()
+
+    async def handler(ctx: TaskContext) -> None:
+        started.append(ctx.task_id)
+        if len(started) == 2:
+            both_ran.set()
+
+    async def on_terminal(conn, row, outcome) -> None:
+        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
+
+    stage = Stage(
+        name="test", table=table, channel="c_group_hook7", handler=handler,
+        on_terminal=on_terminal, on_succeeded_sql=SLOW_SQL_HOOK,
+    )  # fmt: skip
+    worker = Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=2, batch_size=2),
+    )
+    await enqueue(pool, batch, 6, table=table)
+    await worker.start()
+    await asyncio.wait_for(both_ran.wait(), 10)
+    await asyncio.sleep(0.3)  # the first two rows' completion (0.8 s) is in flight, claiming
+    await worker.drain(5.0)
+    rows = await pool.fetch(
+        f"SELECT id, state, attempts FROM {table} WHERE batch = $1 ORDER BY id", batch
+    )
+    hooks = await pool.fetch(HOOK_ROWS, batch)
+    succeeded = [r["id"] for r in rows if r["state"] == "succeeded"]
+    # The first batch completed with its hook rows; nothing else ran, and nothing is running:
+    # the two rows the completion claimed are queued again with no attempt charged.
+    assert succeeded == sorted(started) and len(succeeded) == 2
+    assert sorted(r["task_id"] for r in hooks) == succeeded
+    assert [(r["state"], r["attempts"]) for r in rows if r["id"] not in succeeded] == [
+        ("queued", 0)
+    ] * 4
