@@ -7,7 +7,9 @@ has to make "detects"/"detection" and "Müller"/"Muller" meet.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
+from typing import Any
 
 import snowballstemmer
 
@@ -25,13 +27,25 @@ STOP_WORDS = frozenset(
     upon within without between among both each either neither other any some more most""".split()
 )
 
-_STEMMER = snowballstemmer.stemmer("english")
+# One stemmer per thread. A snowball stemmer keeps the word it is working on in its own fields,
+# and document indexes are built in threads, two at once when two documents miss the cache
+# together: a shared stemmer mixed their words up - an IndexError, or silently a wrong stem that
+# the cache below then kept for the life of the process (a chaos run's verdict differed from the
+# calm run's this way).
+_STEMMERS = threading.local()
+
+
+def _stemmer() -> Any:
+    found = getattr(_STEMMERS, "english", None)
+    if found is None:
+        found = _STEMMERS.english = snowballstemmer.stemmer("english")
+    return found
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Snowball (Porter 2) English stem; cached, since the same words recur endlessly."""
-    return _STEMMER.stemWord(word)
+    return str(_stemmer().stemWord(word))
 
 
 def tokenize(text: str) -> list[str]:
