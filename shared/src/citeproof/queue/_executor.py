@@ -29,6 +29,16 @@ HELD = "held"
 ANSWERED_OUTCOMES = frozenset({"succeeded", "failed", "retried", "dead"})
 
 
+def raised_at(exc: BaseException) -> str:
+    """Where an exception was raised (`file:line in function`, the innermost frame): a retried
+    task's log line names the error and the place, without a traceback per retry."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "?"
+    frame = frames[-1]
+    return f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno} in {frame.name}"
+
+
 def retry_delay(attempt: int, settings: QueueSettings) -> float:
     """Exponential backoff with jitter: spreads retries of a burst of failures apart."""
     ceiling = min(settings.backoff_max_s, settings.backoff_base_s * 2 ** max(attempt - 1, 0))
@@ -140,7 +150,13 @@ async def _retry_or_bury(ctx: TaskContext, exc: Exception, settings: QueueSettin
         log.warning("task.outcome_not_recorded", error=str(db_exc))
         return UNRECORDED
     if state == "dead":
-        log.error("task.dead", error=message, attempts=ctx.attempt)
+        log.error("task.dead", error=message, at=raised_at(exc), attempts=ctx.attempt)
         return "dead"
-    log.warning("task.retry", error=message, attempt=ctx.attempt, delay_s=round(delay, 2))
+    log.warning(
+        "task.retry",
+        error=message,
+        at=raised_at(exc),
+        attempt=ctx.attempt,
+        delay_s=round(delay, 2),
+    )
     return "retried"
