@@ -34,6 +34,21 @@ async def table(pool: asyncpg.Pool):
     await drop_test_table(pool, name)
 
 
+async def record_hook(conn: asyncpg.Connection, row: asyncpg.Record, outcome) -> None:
+    """The terminal hook of these tests: one effect row per transition."""
+    await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
+
+
+def one_stage_worker(pool: asyncpg.Pool, stage: Stage, *, concurrency: int, batch_size: int):
+    return Worker(
+        service="test",
+        stages=[stage],
+        pool=pool,
+        listen_url=None,
+        settings=fast_settings(concurrency=concurrency, batch_size=batch_size),
+    )
+
+
 async def run_until_done(pool: asyncpg.Pool, worker: Worker, table: str, batch: str) -> None:
     unfinished = f"SELECT count(*) FROM {table} WHERE batch = $1 AND state IN ('queued', 'running')"
     await worker.start()
@@ -338,20 +353,11 @@ async def test_rows_claimed_by_a_completion_in_flight_when_a_drain_begins_go_bac
         if len(started) == 2:
             both_ran.set()
 
-    async def on_terminal(conn, row, outcome) -> None:
-        await conn.execute(RECORD_HOOK, row["id"], outcome.state, row["batch"])
-
     stage = Stage(
         name="test", table=table, channel="c_group_hook7", handler=handler,
-        on_terminal=on_terminal, on_succeeded_sql=SLOW_SQL_HOOK,
+        on_terminal=record_hook, on_succeeded_sql=SLOW_SQL_HOOK,
     )  # fmt: skip
-    worker = Worker(
-        service="test",
-        stages=[stage],
-        pool=pool,
-        listen_url=None,
-        settings=fast_settings(concurrency=2, batch_size=2),
-    )
+    worker = one_stage_worker(pool, stage, concurrency=2, batch_size=2)
     await enqueue(pool, batch, 6, table=table)
     await worker.start()
     await asyncio.wait_for(both_ran.wait(), 10)
