@@ -96,7 +96,7 @@ class GroupCompleter:
         # Without a claim loop to hand rows to (tools, tests), the statement claims none.
         self._slots = slots
         self._lease_s = lease_s
-        self._batch_size = batch_size
+        self._literal_counts = (0, batch_size)
         # Python hooks need a transaction of their own; everything else is one statement.
         self._one_statement = stage.on_terminal is None or stage.on_succeeded_sql is not None
         self._pending: list[Pending] = []
@@ -154,12 +154,11 @@ class GroupCompleter:
         tokens = [token for token, _, _ in group]
         slots = self._slots
         reserved = slots.reserve(tokens) if slots is not None else 0
-        args: tuple[object, ...] = (self._worker_id, self._lease_s, tokens)
-        if reserved in (0, self._batch_size):
-            # The common counts are literals in the statement (see _sql.with_limit).
-            statement = complete_and_claim_sql(self._stage, reserved)
-        else:
-            statement, args = complete_and_claim_sql(self._stage, None), (*args, reserved)
+        # A group that claims a full batch or nothing has the count written in.
+        statement, count = _sql.for_count(
+            functools.partial(complete_and_claim_sql, self._stage), reserved, self._literal_counts
+        )
+        args = (self._worker_id, self._lease_s, tokens, *count)
         try:
             rows = await self._fetch(statement, *args)
         except BaseException as exc:

@@ -99,8 +99,7 @@ class StageProducer:
     async def run(self) -> None:
         stage, settings = self.stage, self.settings
         # A full batch's claim has its row count written in (see _sql.with_limit).
-        full_batch_sql = stage.claim_sql(settings.batch_size)
-        partial_sql = stage.claim_sql(None)
+        full_batch = (settings.batch_size,)
         while not self._stopping.is_set():
             self.last_tick = time.monotonic()
             # Clear on every pass, before reading the capacity: a NOTIFY arriving during the
@@ -117,15 +116,11 @@ class StageProducer:
             if capacity > 0:
                 wanted = min(settings.batch_size, capacity)
                 self._claiming += wanted
+                claim_sql, count = _sql.for_count(stage.claim_sql, wanted, full_batch)
                 try:
-                    if wanted == settings.batch_size:
-                        rows = await self.pool.fetch(
-                            full_batch_sql, self.worker_id, settings.lease_s
-                        )
-                    else:
-                        rows = await self.pool.fetch(
-                            partial_sql, self.worker_id, settings.lease_s, wanted
-                        )
+                    rows = await self.pool.fetch(
+                        claim_sql, self.worker_id, settings.lease_s, *count
+                    )
                 except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                     log.warning("claim.failed", stage=stage.name, error=str(exc))
                     rows = []

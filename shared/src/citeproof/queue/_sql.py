@@ -7,6 +7,7 @@ a worker that lost its lease can never overwrite the worker that took over.
 """
 
 import re
+from collections.abc import Callable, Container
 
 # A parameter reference in a statement ($1, $2, ...).
 _PARAMETER = re.compile(r"\$(\d+)")
@@ -28,6 +29,17 @@ def with_limit(statement: str, rows: int | None) -> str:
         return statement.replace("{limit}", str(int(rows)))
     last = max((int(n) for n in _PARAMETER.findall(statement)), default=0)
     return statement.replace("{limit}", f"${last + 1}")
+
+
+def for_count(
+    build: Callable[[int | None], str], rows: int, literal: Container[int]
+) -> tuple[str, tuple[int, ...]]:
+    """The statement that claims `rows` rows and the trailing argument it needs: the count
+    written in when it is one of the `literal` counts (its plan is reused, see `with_limit`),
+    else the count as the statement's last parameter. `build` is `with_limit` of a statement."""
+    if rows in literal:
+        return build(rows), ()
+    return build(None), (rows,)
 
 
 def _mark_claimed(chosen: str) -> str:
