@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from citeproof.parser._interpreter_view import blocking_directories, interpreter_paths, open_view
 from citeproof.parser.errors import ParseFailure
 from citeproof.parser.isolation import (
     NETWORK_NAMESPACE,
@@ -268,6 +269,18 @@ SAME_UID_WORKER = textwrap.dedent(
 )
 
 
+_BLOCKED_FOR_NOBODY: dict[str, set[str]] = {}
+
+
+def _become_nobody_with_the_interpreter_reachable() -> None:
+    """(In the forked child, before exec.) Make the interpreter reachable, then drop to 65534."""
+    if _BLOCKED_FOR_NOBODY:
+        open_view(_BLOCKED_FOR_NOBODY)
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="starts an unprivileged worker from root")
 @pytest.mark.parametrize(
     ("isolation", "protected"),
@@ -289,6 +302,8 @@ def test_an_unprivileged_worker_isolates_its_same_uid_child_too(listener, isolat
             "from citeproof.parser.sandbox import ParseSandbox",
         )
     hook_dir = Path(tempfile.mkdtemp(prefix="citeproof-exploit-"))
+    _BLOCKED_FOR_NOBODY.clear()
+    _BLOCKED_FOR_NOBODY.update(blocking_directories(interpreter_paths(), 65534, [65534]))
     try:
         hook_dir.chmod(0o755)
         (hook_dir / "sitecustomize.py").write_text(EXPLOIT)
@@ -303,9 +318,9 @@ def test_an_unprivileged_worker_isolates_its_same_uid_child_too(listener, isolat
         }
         done = subprocess.run(
             [sys.executable, str(hook_dir / "worker.py")],
-            user=65534,
-            group=65534,
-            extra_groups=[],
+            # As a pod's worker would: uid 65534 from the start, its interpreter readable
+            # (this machine's may sit under a 0700 /root; the same view the child uses).
+            preexec_fn=_become_nobody_with_the_interpreter_reachable,
             env=environment,
             cwd="/tmp",
             capture_output=True,

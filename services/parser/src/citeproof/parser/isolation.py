@@ -7,6 +7,12 @@ no LLM, no metadata service, no other pod) and, when it starts as root, becomes 
 unprivileged user before it reads a byte of the file. Both steps happen first thing in the
 child, while it is still one thread (a user namespace can only be entered single-threaded).
 
+When the uid it drops to cannot traverse the directories around the interpreter or the
+checkout (pyenv's Python under a 0700 `/root`, a clone in a 0700 `mktemp -d`), the child first
+enters a private mount namespace that makes exactly those paths reachable
+(`_interpreter_view`, file mode `view`); where the kernel refuses that, it keeps the worker's
+uid rather than start without its interpreter, and says so.
+
 Where the process may do neither (an unprivileged pod under the RuntimeDefault seccomp
 profile), the child runs as the worker's uid in the pod's network: the egress NetworkPolicy of
 the parser (deploy/k8s/overlays/production/networkpolicy.yaml) is then the network boundary,
@@ -31,6 +37,13 @@ from typing import Final
 
 import msgspec
 
+from citeproof.parser._interpreter_view import (
+    blocking_directories,
+    interpreter_paths,
+    open_view,
+    unreadable_summary,
+)
+
 CLONE_NEWNET: Final = 0x40000000
 CLONE_NEWUSER: Final = 0x10000000
 PR_SET_DUMPABLE: Final = 4
@@ -42,6 +55,10 @@ NETWORK_SHARED: Final = "shared-network"
 # User of the child: switched away from root, or the worker's own (non-root) uid.
 UID_SWITCHED: Final = "uid"
 UID_SAME: Final = "same-uid"
+# How the child reaches its interpreter's files: as they are, or through a private mount
+# namespace that makes the directories blocking the dropped uid passable (`_interpreter_view`).
+FILES_DIRECT: Final = "direct"
+FILES_VIEW: Final = "view"
 
 # Container memory limits, cgroup v2 then v1 (a v1 "no limit" is a huge number).
 CGROUP_V2_MEMORY_MAX: Final = Path("/sys/fs/cgroup/memory.max")
@@ -67,10 +84,12 @@ class Isolation(msgspec.Struct, frozen=True):
     uid: int
     # Why a step was not taken ("unshare: Operation not permitted"), for the boot log.
     notes: list[str] = []
+    files: str = FILES_DIRECT
 
     @property
     def mode(self) -> str:
-        return f"{self.network}+{self.user}"
+        view = f"+{FILES_VIEW}" if self.files == FILES_VIEW else ""
+        return f"{self.network}+{self.user}{view}"
 
 
 def _libc() -> ctypes.CDLL:
@@ -97,11 +116,33 @@ def _map_own_ids(uid: int, gid: int) -> None:
     Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
 
 
+def _user_entry(user: str) -> pwd.struct_passwd | None:
+    try:
+        return pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
+    except (KeyError, ValueError):
+        return None
+
+
+def _reach_interpreter(entry: pwd.struct_passwd) -> tuple[str, str | None]:
+    """Make the interpreter's files reachable for `entry` before root is dropped: (file mode,
+    reason when the uid must not be dropped because its interpreter would be out of reach)."""
+    blocked = blocking_directories(interpreter_paths(), entry.pw_uid, [entry.pw_gid])
+    if not blocked:
+        return FILES_DIRECT, None
+    try:
+        open_view(blocked)
+    except OSError as exc:
+        return FILES_DIRECT, (
+            f"{entry.pw_name} cannot reach the interpreter ({unreadable_summary(blocked)}) "
+            f"and no private view could be made ({exc.strerror or exc}); kept uid {os.getuid()}"
+        )
+    return FILES_VIEW, None
+
+
 def _drop_root(user: str) -> tuple[int, str | None]:
     """Become `user` (name or number); (uid now, reason when it did not happen)."""
-    try:
-        entry = pwd.getpwuid(int(user)) if user.isdigit() else pwd.getpwnam(user)
-    except (KeyError, ValueError):
+    entry = _user_entry(user)
+    if entry is None:
         return os.getuid(), f"no user {user!r}"
     try:
         os.setgroups([])
@@ -115,7 +156,8 @@ def _drop_root(user: str) -> tuple[int, str | None]:
 def isolate(user: str, enabled: bool = True) -> Isolation:
     """Isolate the calling process (a parsing child, still single-threaded).
 
-    As root: a new network namespace (CAP_SYS_ADMIN), then the unprivileged `user`. Not
+    As root: a new network namespace (CAP_SYS_ADMIN), then, if `user` cannot reach the
+    interpreter's files, a private mount namespace where it can, then the unprivileged `user`. Not
     root, or root without the capability: a user namespace carrying a network namespace,
     where the kernel and the seccomp profile allow one. Never raises: what could not be done
     is reported, and the worker logs it.
@@ -132,12 +174,22 @@ def isolate(user: str, enabled: bool = True) -> Isolation:
         else:
             notes.append(reason)
     user_mode = UID_SAME
+    files = FILES_DIRECT
     if os.geteuid() == 0 and user:
-        _, reason = _drop_root(user)
-        if reason is None:
-            user_mode = UID_SWITCHED
+        entry = _user_entry(user)
+        kept = None
+        if entry is not None:
+            # Before the switch: after it, the mounts that keep the interpreter reachable
+            # can no longer be made.
+            files, kept = _reach_interpreter(entry)
+        if kept is not None:
+            notes.append(kept)
         else:
-            notes.append(reason)
+            _, reason = _drop_root(user)
+            if reason is None:
+                user_mode = UID_SWITCHED
+            else:
+                notes.append(reason)
     if network != NETWORK_NAMESPACE and os.geteuid() != 0:
         uid, gid = os.getuid(), os.getgid()
         reason = _unshare(CLONE_NEWUSER | CLONE_NEWNET)
@@ -149,7 +201,7 @@ def isolate(user: str, enabled: bool = True) -> Isolation:
                 notes.append(f"uid_map: {exc.strerror}")
         else:
             notes.append(reason)
-    return Isolation(network, user_mode, os.getuid(), notes)
+    return Isolation(network, user_mode, os.getuid(), notes, files)
 
 
 @functools.cache

@@ -30,6 +30,7 @@ class Readiness(msgspec.Struct, frozen=True):
     # since ..."): the API itself stays ready, the stage's work waits, uncharged.
     unavailable: dict[str, str] = {}
     # How the live parsers isolate the children that parse uploads: "netns+uid" (own network
-    # namespace, unprivileged uid), "shared-network+same-uid" (only the NetworkPolicy bounds
-    # the network), ... (docs/security.md).
+    # namespace, unprivileged uid), "netns+uid+view" (the same, the interpreter reached
+    # through a private mount namespace), "shared-network+same-uid" (only the NetworkPolicy
+    # bounds the network), ... (docs/security.md).
     parser_sandbox: list[str] = []
