@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench._library_results import merge_records
 from citeproof.db.embedded import EmbeddedPostgres
 from citeproof.devkit.library_run import DEMO, KEYS, LIBRARY, NUMBERS, Case, build_docx, score
 from citeproof.devkit.pdfgen.corpus import render_corpus
@@ -133,8 +134,6 @@ def measure(work: Path) -> dict[str, dict]:
 
 
 def main() -> int:
-    from bench.library_inputs import merge_records
-
     # Not a pytest tmp dir: as root the server runs as another user that must traverse it.
     work = Path(tempfile.mkdtemp(prefix="citeproof-library-cli-"))
     try:

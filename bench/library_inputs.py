@@ -19,7 +19,6 @@ leaves every other key of that file as it is.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import tempfile
@@ -27,6 +26,7 @@ import time
 from pathlib import Path
 
 from bench import common
+from bench._library_results import merge_section
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
@@ -34,25 +34,6 @@ from citeproof.devkit.library_run import cases, new_user_headers, run_case, serv
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("DO_NOT_TRACK", "1")
-
-RESULTS = ROOT / "bench" / "results" / "extraction.json"
-SECTION = "library_inputs"
-
-
-def merge_section(records: dict[str, dict], path: Path = RESULTS) -> Path:
-    """Replace only `library_inputs` in extraction.json; other sections are not touched."""
-    data = json.loads(path.read_text()) if path.exists() else {}
-    data[SECTION] = records
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    return path
-
-
-def merge_records(records: dict[str, dict], path: Path = RESULTS) -> Path:
-    """Replace only these records of `library_inputs` (the `citeproof check` ones alone)."""
-    data = json.loads(path.read_text()) if path.exists() else {}
-    data.setdefault(SECTION, {}).update(records)
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    return path
 
 
 def through_the_cli() -> dict[str, dict]:

@@ -29,12 +29,13 @@ from citeproof.devkit.pdfgen.front_matter import (
 )
 from citeproof.parser.blocks import FRONT_MATTER as FRONT_MATTER_BLOCK
 from citeproof.parser.blocks import HEADING, PARAGRAPH, Block
-from citeproof.parser.extract import ParsedDocument, parse_bytes
+from citeproof.parser.extract import parse_bytes
 from citeproof.parser.front_matter import (
     FrontMatterRules,
     mark_front_matter,
     without_running_headers,
 )
+from citeproof.parser.parsed import ParsedDocument
 from citeproof.parser.settings import ParserSettings
 from citeproof.retriever.index import split_units
 from citeproof.text.normalize import comparison_key

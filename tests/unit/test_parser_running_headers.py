@@ -20,8 +20,9 @@ pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 
 from citeproof.devkit.pdfgen import DocumentSpec, parse_source, render_pdf, running_header
 from citeproof.devkit.pdfgen.fonts import body_font_family
 from citeproof.parser.blocks import LineBox
-from citeproof.parser.extract import ParsedDocument, parse_bytes
+from citeproof.parser.extract import parse_bytes
 from citeproof.parser.layout import remove_page_furniture
+from citeproof.parser.parsed import ParsedDocument
 from citeproof.parser.settings import ParserSettings
 
 DEMO_SOURCES = sorted(

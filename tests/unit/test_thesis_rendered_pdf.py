@@ -19,7 +19,8 @@ pytest.importorskip("reportlab", reason="needs the pdfgen extra: pip install -e 
 
 from citeproof.contracts.thesis import SourceMeta
 from citeproof.devkit.pdfgen import parse_source, render_pdf
-from citeproof.parser.extract import ParsedDocument, parse_bytes
+from citeproof.parser.extract import parse_bytes
+from citeproof.parser.parsed import ParsedDocument
 from citeproof.parser.settings import ParserSettings
 from citeproof.retriever.linking import link_references
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import msgspec
 
-from citeproof.contracts.thesis import ThesisAnalysis
 from citeproof.parser.bibliography import without_reference_list
 from citeproof.parser.blocks import Block, FileFacts
-from citeproof.parser.chunking import Chunk, chunk_document
+from citeproof.parser.chunking import chunk_document
 from citeproof.parser.document import assemble
 from citeproof.parser.errors import (
     EMPTY_DOCUMENT,
@@ -27,27 +26,15 @@ from citeproof.parser.layout import lines_to_blocks, remove_page_furniture
 from citeproof.parser.limits import check_text_size
 from citeproof.parser.metadata import (
     FIRST_PAGE_TEXT_CHARS,
-    DocumentMeta,
     extract_metadata,
     file_title_and_authors,
 )
 from citeproof.parser.page_notes import collect_notes
+from citeproof.parser.parsed import ParsedDocument
 from citeproof.parser.pdf import extract_pdf_pages
 from citeproof.parser.settings import ParserSettings
 from citeproof.parser.sniff import DOCX, PDF, detect_format, mismatch_note
 from citeproof.parser.wordpieces import default_counter
-
-
-class ParsedDocument(msgspec.Struct, frozen=True):
-    detected_type: str
-    pages: int
-    text: str
-    page_starts: list[int]
-    chunks: list[Chunk]
-    meta: DocumentMeta
-    notes: list[str] = []
-    # References and citing claims; only for documents uploaded as a thesis.
-    analysis: ThesisAnalysis | None = None
 
 
 def _pdf_blocks(

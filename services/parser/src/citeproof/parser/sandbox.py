@@ -286,7 +286,7 @@ class ParseSandbox:
         )
 
     async def parse(self, data: bytes, filename: str, declared_type: str | None, kind: str):
-        from citeproof.parser.extract import ParsedDocument
+        from citeproof.parser.parsed import ParsedDocument
 
         child = await self._checkout()
         started = time.monotonic()

@@ -10,7 +10,7 @@ import msgspec
 import numpy as np
 
 from citeproof.contracts.thesis import ThesisAnalysis
-from citeproof.parser.extract import ParsedDocument
+from citeproof.parser.parsed import ParsedDocument
 
 _UPDATE_DOCUMENT = """
 UPDATE documents

@@ -8,13 +8,13 @@ from pathlib import PurePosixPath
 from citeproof.contracts.thesis import Reference, ThesisAnalysis
 from citeproof.library import LibraryEntry, LibraryFormatError, parse_library
 from citeproof.parser.errors import EMPTY_DOCUMENT, ParseFailure
-from citeproof.parser.extract import ParsedDocument
 from citeproof.parser.latex.bibitems import bibitem_references
 from citeproof.parser.latex.project import Project, flatten, load_project
 from citeproof.parser.latex.text import latex_text
 from citeproof.parser.libraries.claims import explicit_citations
 from citeproof.parser.libraries.references import library_references
 from citeproof.parser.metadata import DocumentMeta
+from citeproof.parser.parsed import ParsedDocument
 from citeproof.parser.settings import ParserSettings
 
 LATEX_TYPE = "latex"

@@ -10,9 +10,9 @@ from __future__ import annotations
 from citeproof.contracts.thesis import ThesisAnalysis
 from citeproof.library import LibraryFormatError, parse_library
 from citeproof.parser.errors import EMPTY_DOCUMENT, MALFORMED_BIBLIOGRAPHY, ParseFailure
-from citeproof.parser.extract import ParsedDocument
 from citeproof.parser.libraries.references import library_references, usable_attachments
 from citeproof.parser.metadata import DocumentMeta
+from citeproof.parser.parsed import ParsedDocument
 from citeproof.parser.sniff import decode_text
 
 BIBLIOGRAPHY_TYPE = "bibliography"
