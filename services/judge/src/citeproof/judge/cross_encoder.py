@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+import msgspec
 import numpy as np
 
 from citeproof.pipeline import CONTRADICTED, SUPPORTED, UNSUPPORTED
@@ -23,6 +24,27 @@ DEFAULT_MODEL_PATH: Final = MODELS_DIR / "cross_encoder_int8.onnx"
 DEFAULT_TOKENIZER_PATH: Final = MODELS_DIR / "cross_encoder_tokenizer.json"
 # Word pieces per pair, special tokens included; the evidence side is cut, never the claim.
 MAX_TOKENS: Final = 160
+# [CLS] claim [SEP] evidence [SEP].
+SPECIAL_TOKENS: Final = 3
+# A claim that leaves the evidence at least one word piece is read whole (as it always was).
+# A longer one — real citing sentences run to several hundred word pieces — is read from its
+# start up to this many word pieces, cut back to a word boundary, so the evidence keeps
+# about a third of the window; the verdict's rationale says so.
+SHORTENED_CLAIM_TOKENS: Final = 104
+
+
+class ClaimRead(msgspec.Struct, frozen=True):
+    """The part of a claim the cross-encoder reads."""
+
+    text: str
+    words_read: int
+    words: int
+
+    @property
+    def shortened(self) -> bool:
+        return self.words_read < self.words
+
+
 # Output order of the classifier head (the training labels).
 LABELS: Final = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
 
@@ -43,6 +65,10 @@ class CrossEncoder:
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS, strategy="only_second")
+        # Measures a claim alone, untruncated (the pair tokenizer above would cut it).
+        self._measure = Tokenizer.from_file(str(tokenizer_path))
+        self._measure.no_padding()
+        self._measure.no_truncation()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -52,6 +78,18 @@ class CrossEncoder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         # The tokenizer object is not documented as thread-safe; encoding is microseconds.
         self._lock = threading.Lock()
+
+    def claim_to_read(self, claim: str) -> ClaimRead:
+        """The claim whole when the window leaves its evidence a word piece, else its start."""
+        words = len(claim.split())
+        with self._lock:
+            pieces = self._measure.encode(claim, add_special_tokens=False)
+        if len(pieces.ids) + SPECIAL_TOKENS < MAX_TOKENS:
+            return ClaimRead(claim, words, words)
+        cut = pieces.offsets[SHORTENED_CLAIM_TOKENS][0]
+        boundary = claim.rfind(" ", 0, cut + 1)
+        text = claim[: boundary if boundary > 0 else cut].rstrip()
+        return ClaimRead(text, len(text.split()), words)
 
     def _encode(self, claim: str, evidence: str) -> dict[str, np.ndarray]:
         with self._lock:
@@ -64,7 +102,9 @@ class CrossEncoder:
         return {name: value for name, value in feed.items() if name in self._inputs}
 
     def logits(self, claim: str, evidences: Sequence[str]) -> np.ndarray:
-        """Raw logits, shape (len(evidences), 3), in ``LABELS`` order."""
+        """Raw logits, shape (len(evidences), 3), in ``LABELS`` order. A claim too long for
+        the window is read shortened (``claim_to_read``)."""
+        claim = self.claim_to_read(claim).text
         rows = [self._session.run(None, self._encode(claim, text))[0][0] for text in evidences]
         return np.asarray(rows, dtype=np.float64).reshape(len(evidences), len(LABELS))
 

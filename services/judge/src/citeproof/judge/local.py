@@ -88,7 +88,18 @@ def _leading(probabilities: dict[str, float]) -> str:
 
 
 def rationale(decision: Decision) -> str:
-    """One or two sentences saying why."""
+    """One or two sentences saying why, and a third when the judge read a shortened claim."""
+    reading = decision.reading
+    said = _why(decision)
+    if reading is not None and reading.claim_shortened:
+        said += (
+            f" The claim is longer than the judge reads at once: it read its first "
+            f"{reading.claim_words_read} of {reading.claim_words} words."
+        )
+    return said
+
+
+def _why(decision: Decision) -> str:
     if decision.reading is None:
         return (
             "No evidence text was retrieved from the cited source, so nothing supports the claim."

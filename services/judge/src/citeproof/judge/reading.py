@@ -69,6 +69,14 @@ class Reading(msgspec.Struct, frozen=True):
     candidates: list[Candidate]
     probabilities: list[list[float]]  # per candidate, cross-encoder LABELS order
     features: list[float]
+    # Words of the claim the cross-encoder read, of how many (fewer for a claim too long for
+    # its window: it reads the start).
+    claim_words_read: int = 0
+    claim_words: int = 0
+
+    @property
+    def claim_shortened(self) -> bool:
+        return self.claim_words_read < self.claim_words
 
 
 def _relevance(claim_stems: set[str], text: str) -> float:
@@ -154,10 +162,13 @@ def read(cross_encoder: Any, claim: str, passages: Sequence[Passage]) -> Reading
         return None
     chosen = candidates(claim, sentences)
     probs = cross_encoder.probabilities(claim, [c.text for c in chosen])
+    claim_read = cross_encoder.claim_to_read(claim)
     return Reading(
         sentences=sentences,
         candidates=chosen,
         probabilities=probs.round(6).tolist(),
+        claim_words_read=claim_read.words_read,
+        claim_words=claim_read.words,
         features=aggregate_features(
             claim,
             sentences,
