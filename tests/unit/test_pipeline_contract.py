@@ -45,8 +45,11 @@ def test_the_sources_are_found(literals):
     assert CONTRACT_MODULE in literals[pipeline.PARSE_CHANNEL]
 
 
-@pytest.mark.parametrize("name", CHANNELS + pipeline.VERDICT_LABELS)
-def test_each_channel_and_label_is_spelled_only_in_the_contract(literals, name):
+RULE_NAMES = tuple(r.code for r in pipeline.RULES) + tuple(r.slug for r in pipeline.RULES)
+
+
+@pytest.mark.parametrize("name", CHANNELS + pipeline.VERDICT_LABELS + RULE_NAMES)
+def test_each_channel_label_and_rule_is_spelled_only_in_the_contract(literals, name):
     where = {p.relative_to(ROOT).as_posix() for p in literals.get(name, set())}
     assert where == {CONTRACT_MODULE.relative_to(ROOT).as_posix()}, (
         f"{name!r} is spelled out in {sorted(where)}; import it from citeproof.pipeline"
@@ -119,3 +122,26 @@ def test_the_api_and_the_parser_take_their_caps_from_the_contract():
     assert api_settings.ApiSettings().max_file_bytes == pipeline.MAX_FILE_BYTES
     assert parser_settings.ParserSettings().max_file_bytes == pipeline.MAX_FILE_BYTES
     assert parser_settings.ParserSettings().max_pages == pipeline.MAX_PAGES
+
+
+def test_rules_have_unique_stable_codes_slugs_and_valid_severities():
+    codes = [r.code for r in pipeline.RULES]
+    slugs = [r.slug for r in pipeline.RULES]
+    assert len(set(codes)) == len(codes) and len(set(slugs)) == len(slugs)
+    assert codes == sorted(codes), "rules are listed in code order"
+    for rule in pipeline.RULES:
+        assert re.fullmatch(r"CP[1-9]\d\d", rule.code), rule
+        assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.slug), rule
+        assert rule.severity in pipeline.SEVERITIES
+        assert rule.subject in (pipeline.ON_CITATION, pipeline.ON_ENTRY)
+        assert rule.name and rule.summary.endswith(".") and rule.fix.endswith(".")
+    assert pipeline.RULES_BY_CODE == {r.code: r for r in pipeline.RULES}
+    assert pipeline.RULES_BY_SLUG == {r.slug: r for r in pipeline.RULES}
+    # A slug names a rule; a --fail-on group names verdict labels: one word, one meaning.
+    assert not set(slugs) & set(pipeline.FAIL_ON_GROUPS)
+
+
+def test_the_pipeline_labels_that_are_findings_map_to_citation_rules():
+    assert set(pipeline.LABEL_FINDINGS) <= set(pipeline.PIPELINE_LABELS)
+    for rule in pipeline.LABEL_FINDINGS.values():
+        assert rule in pipeline.RULES and rule.subject == pipeline.ON_CITATION
