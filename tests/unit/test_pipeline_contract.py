@@ -145,3 +145,10 @@ def test_the_pipeline_labels_that_are_findings_map_to_citation_rules():
     assert set(pipeline.LABEL_FINDINGS) <= set(pipeline.PIPELINE_LABELS)
     for rule in pipeline.LABEL_FINDINGS.values():
         assert rule in pipeline.RULES and rule.subject == pipeline.ON_CITATION
+
+
+def test_the_band_check_in_the_schema_names_exactly_the_contract_bands():
+    sql = (ROOT / "migrations" / "0017_verdict_bands.sql").read_text()
+    for check in re.findall(r"band IN \(([^)]*)\)", sql):
+        assert set(re.findall(r"'([a-z_]+)'", check)) == set(pipeline.BANDS)
+    assert set(pipeline.BAND_NAMES) == set(pipeline.BANDS)

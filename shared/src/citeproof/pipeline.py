@@ -115,6 +115,22 @@ LABEL_DESCRIPTIONS: Final = {
     JUDGE_ERROR: "The judge failed; re-run to retry.",
 }
 
+# --- Risk bands ------------------------------------------------------------------------------
+# Every judged citation falls in one band by the judge's calibrated probability that the
+# citation is not supported as written (`Verdict.problem_probability`); the band limits are the
+# judge model's own (chosen on training folds, docs/judge.md). Reports list likely problems
+# first; `--fail-on likely-problem` selects the first band.
+LIKELY_PROBLEM: Final = "likely_problem"
+UNCERTAIN: Final = "uncertain"
+LIKELY_FINE: Final = "likely_fine"
+# Worst first.
+BANDS: Final = (LIKELY_PROBLEM, UNCERTAIN, LIKELY_FINE)
+BAND_NAMES: Final = {
+    LIKELY_PROBLEM: "Likely problem",
+    UNCERTAIN: "Uncertain",
+    LIKELY_FINE: "Likely fine",
+}
+
 # Groups for `--fail-on` and exit codes, defined once beside the labels.
 FAIL_ON_GROUPS: Final = {
     "contradicted": frozenset({CONTRADICTED}),

@@ -23,8 +23,8 @@ TERMINAL_RUN_STATUSES = ("completed", "cancelled", "failed")
 INSERT_VERDICT = """
 INSERT INTO verdicts (run_id, citation_id, label, confidence, rationale, quote, quote_page,
     backend, model, prompt_version, latency_ms, prompt_tokens, completion_tokens,
-    downgraded_from, downgrade_reason, cached)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+    downgraded_from, downgrade_reason, cached, problem_probability, band)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 ON CONFLICT (run_id, citation_id) DO NOTHING
 RETURNING label
 """
@@ -84,6 +84,7 @@ async def record_final_verdict(
         verdict.rationale, verdict.quote, verdict.quote_page, verdict.backend, verdict.model,
         verdict.prompt_version, verdict.latency_ms, verdict.prompt_tokens,
         verdict.completion_tokens, verdict.downgraded_from, verdict.downgrade_reason, cached,
+        verdict.problem_probability, verdict.band,
     )  # fmt: skip
     if inserted is None:
         return False

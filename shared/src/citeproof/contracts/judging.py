@@ -76,6 +76,11 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     # Set by quote verification when the backend's label could not be backed by a verbatim quote.
     downgraded_from: str | None = None
     downgrade_reason: str | None = None
+    # The judge's calibrated probability that the citation is not supported as written (any
+    # label but `supported`), and the risk band it puts the citation in (pipeline.BANDS); None
+    # for a backend or a verdict that gives no probability.
+    problem_probability: float | None = None
+    band: str | None = None
 
 
 class JudgeBackend(Protocol):

@@ -48,15 +48,16 @@ WHERE e.run_id = $1 AND e.citation_id = $2 ORDER BY e.rank
 
 SELECT_CACHED = """
 SELECT label, confidence, rationale, quote, quote_page, backend, model, prompt_version,
-       prompt_tokens, completion_tokens, downgraded_from, downgrade_reason
+       prompt_tokens, completion_tokens, downgraded_from, downgrade_reason,
+       problem_probability, band
 FROM verdict_cache WHERE user_id = $1 AND cache_key = $2
 """
 
 INSERT_CACHE = """
 INSERT INTO verdict_cache (user_id, cache_key, document_ids, label, confidence, rationale, quote,
     quote_page, backend, model, prompt_version, prompt_tokens, completion_tokens,
-    downgraded_from, downgrade_reason)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+    downgraded_from, downgrade_reason, problem_probability, band)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 ON CONFLICT (user_id, cache_key) DO NOTHING
 """
 
@@ -149,6 +150,7 @@ class JudgeService(WorkerService):
                     verdict.rationale, verdict.quote, verdict.quote_page, verdict.backend,
                     verdict.model, verdict.prompt_version, verdict.prompt_tokens,
                     verdict.completion_tokens, verdict.downgraded_from, verdict.downgrade_reason,
+                    verdict.problem_probability, verdict.band,
                 )  # fmt: skip
             recorded = await record_final_verdict(conn, run_id, citation_id, verdict, cached=cached)
         if recorded:  # counted once per citation, after the completion committed
