@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from citeproof.judge.cues import numbers
-from citeproof.judge.quantities import (
+from citeproof.text.quantities import (
     AGREE,
     APPROX,
     CI_LEVEL,

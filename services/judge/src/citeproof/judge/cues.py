@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
+# Shared with quantity extraction (citeproof.text.quantities); re-exported for the cues' callers.
+from citeproof.text.words import NUMBER_PATTERN, STOPWORDS, parse_numeral, stem
+
 NEGATIONS: Final = frozenset(
     {
         "no",
@@ -173,16 +176,6 @@ OPPOSITE_WORD: Final = {
     for word, (pair_index, side) in DIRECTION_OF.items()
 }
 
-STOPWORDS: Final = frozenset(
-    """a an the of in on at to for from by with and or as is are was were be been being this that
-    these those it its their there here which who whom whose what when where why how than then so
-    such into onto over under about after before between during through per via also both each
-    other can has have had do does did will would shall should may might could we our they them he
-    she his her i you your us one ones only very just more most less least all any some many much
-    among within against up down out off new study studies patients patient results result showed
-    show shows found find data using used use based""".split()
-)
-
 NUMBER_WORDS: Final = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
     "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
@@ -193,10 +186,6 @@ NUMBER_WORDS: Final = {
 }  # fmt: skip
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*(?:'t)?|n't")
-# Not the digits of a name such as COVID-19 or SARS-CoV-2 (a letter, or a letter and a hyphen,
-# right before them): those are the same in every abstract and say nothing about agreement.
-NUMBER_PATTERN: Final = re.compile(r"(?<![A-Za-z0-9.,])(?<![A-Za-z]-)\d+(?:[.,]\d+)*")
-_THOUSANDS = re.compile(r"\d{1,3}(,\d{3})+")
 
 
 def tokens(text: str) -> list[str]:
@@ -204,26 +193,8 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower().replace("’", "'"))
 
 
-def stem(token: str) -> str:
-    """A deliberately crude stem so that plural/verb forms meet ("infections" ~ "infection")."""
-    for suffix in ("ing", "edly", "ed", "es", "s"):
-        if len(token) > len(suffix) + 3 and token.endswith(suffix):
-            return token[: -len(suffix)]
-    return token
-
-
 def content_stems(text: str) -> set[str]:
     return {stem(t) for t in tokens(text) if t not in STOPWORDS and len(t) > 1}
-
-
-def parse_numeral(raw: str) -> float | None:
-    """The value of a digit string matched by `NUMBER_PATTERN`: "1,840" is a thousands
-    separator, "0,5" a decimal comma; None for what is not a number ("1.2.3")."""
-    cleaned = raw.replace(",", "") if _THOUSANDS.fullmatch(raw) else raw
-    try:
-        return float(cleaned.replace(",", "."))
-    except ValueError:
-        return None
 
 
 def numbers(text: str) -> set[str]:

@@ -29,7 +29,7 @@ import numpy as np
 from citeproof.contracts.judging import Passage
 from citeproof.judge import cues
 from citeproof.judge.evidence import EvidenceSentence, evidence_sentences
-from citeproof.judge.quantities import compare_quantities
+from citeproof.text.quantities import compare_quantities
 
 MODEL_FORMAT_VERSION: Final = 2
 MAX_CANDIDATES: Final = 5

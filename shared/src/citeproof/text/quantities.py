@@ -23,10 +23,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
-from citeproof.judge.cues import NUMBER_PATTERN, STOPWORDS, parse_numeral
-from citeproof.judge.cues import stem as _uncached_stem
+from citeproof.text.words import NUMBER_PATTERN, STOPWORDS, parse_numeral
+from citeproof.text.words import stem as _uncached_stem
 
 # The same few hundred words recur in every sentence of a corpus.
 stem = lru_cache(maxsize=65536)(_uncached_stem)
@@ -426,16 +426,16 @@ def _word_raw(tokens: list[_Token], i: int) -> _Raw | None:
         share = CARDINALS[parts[0]] / DENOMINATORS[parts[1]] * 100
         return _Raw(share, i, i, 0, approx=True, kind=PERCENT)
     if word in ("a", "an"):
-        nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
-        if nxt == "dozen":
+        next_word = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+        if next_word == "dozen":
             return _Raw(12.0, i, i + 1, 0)
-        if nxt in DENOMINATORS and nxt not in ("half", "halves"):
-            return _Raw(100 / DENOMINATORS[nxt], i, i + 1, 0, approx=True, kind=PERCENT)
+        if next_word in DENOMINATORS and next_word not in ("half", "halves"):
+            return _Raw(100 / DENOMINATORS[next_word], i, i + 1, 0, approx=True, kind=PERCENT)
         return None
     if word == "half":
-        nxt = tokens[i + 1].lower if i + 1 < len(tokens) else ""
+        next_word = tokens[i + 1].lower if i + 1 < len(tokens) else ""
         prev = tokens[i - 1].lower if i else ""
-        if nxt in ("of", "the") or prev in ("a", "one"):
+        if next_word in ("of", "the") or prev in ("a", "one"):
             return _Raw(50.0, i, i, 0, approx=True, kind=PERCENT)
         return None
     if not all(part in CARDINALS or part in SCALES for part in parts) or word in ("a", "an"):
@@ -704,9 +704,9 @@ def _is_range_pair(tokens: list[_Token], first: _Raw, second: _Raw) -> bool:
             and before[-1:] == ["from"]
             and not (before[:1] and before[0].startswith(("rang", "vari")))
         )
-    before = tokens[first.first - 1].lower if first.first else ""
+    word_before = tokens[first.first - 1].lower if first.first else ""
     # "between 10 and 20", "between 1.5 percent and 2.8 percent"
-    return before == "between" and [w for w in between if w not in UNITS] == ["and"]
+    return word_before == "between" and [w for w in between if w not in UNITS] == ["and"]
 
 
 def _attach_spread(out: list[Quantity], tokens: list[_Token], raws: list[_Raw], index: int) -> int:
@@ -734,7 +734,7 @@ def _unit_factor(tokens: list[_Token], raw: _Raw) -> float:
 
 
 def _tolerance(raw: _Raw, factor: float, bound: str) -> float:
-    rounding = 0.5 * 10 ** (-raw.decimals) * factor
+    rounding: float = 0.5 * 10.0 ** (-raw.decimals) * factor
     if raw.tolerance_share:
         rounding = max(rounding, raw.tolerance_share * raw.value * factor)
     if raw.approx or bound == APPROX:
@@ -772,8 +772,10 @@ def _quantity(
     )
 
 
-def _replace(quantity: Quantity, **changes) -> Quantity:
-    values = {name: getattr(quantity, name) for name in quantity.__dataclass_fields__}
+def _replace(quantity: Quantity, **changes: object) -> Quantity:
+    values: dict[str, Any] = {
+        name: getattr(quantity, name) for name in quantity.__dataclass_fields__
+    }
     values.update(changes)
     return Quantity(**values)
 
