@@ -7,7 +7,7 @@ from uuid import uuid4
 from citeproof.contracts.thesis import Reference, SourceMeta
 from citeproof.parser.thesis import analyze_thesis
 from citeproof.retriever.linking import ACCEPT_THRESHOLD, link_reference, link_references
-from citeproof.retriever.linking.match import title_similarity
+from citeproof.text.bibliographic import title_similarity
 
 
 def reference(**fields) -> Reference:

@@ -32,9 +32,9 @@ import structlog
 from citeproof.contracts.thesis import Reference
 from citeproof.pipeline import MAX_FILE_BYTES, PARSE_CHANNEL, SOURCE_MISSING
 from citeproof.queue import notify
-from citeproof.retriever.linking.match import normalise_doi
 from citeproof.retriever.linking.through_library import find_entry
 from citeproof.retriever.settings import RetrieverSettings
+from citeproof.text.bibliographic import normalise_doi
 from citeproof.version import version
 
 log = structlog.get_logger("citeproof.retriever.open_access")

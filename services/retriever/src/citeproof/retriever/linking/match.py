@@ -22,6 +22,7 @@ from citeproof.contracts.thesis import (
     Reference,
     SourceMeta,
 )
+from citeproof.text.bibliographic import normalise_doi, title_similarity
 from citeproof.text.names import name_key, surname_keys, surname_of
 from citeproof.text.normalize import comparison_key
 
@@ -35,7 +36,6 @@ IDENTIFIER_ON_FIRST_PAGE_SCORE = 0.95
 AUTHORS_YEAR_SCORE = 0.75
 AUTHORS_YEAR_WITH_COAUTHORS_SCORE = 0.8
 
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 _ARXIV_VERSION = re.compile(r"v\d+$")
 
 
@@ -60,31 +60,10 @@ class LinkingConfig(msgspec.Struct, frozen=True, kw_only=True):
 DEFAULT_CONFIG = LinkingConfig()
 
 
-def normalise_doi(doi: str | None) -> str | None:
-    if not doi:
-        return None
-    return _DOI_PREFIX.sub("", doi.strip()).rstrip(".,;").lower() or None
-
-
 def normalise_arxiv(arxiv_id: str | None) -> str | None:
     if not arxiv_id:
         return None
     return _ARXIV_VERSION.sub("", arxiv_id.strip().lower().removeprefix("arxiv:")) or None
-
-
-def title_similarity(left: str | None, right: str | None) -> float:
-    """0..1 similarity of two titles, robust to case, accents, punctuation and subtitles."""
-    if not left or not right:
-        return 0.0
-    a, b = comparison_key(left), comparison_key(right)
-    if not a or not b:
-        return 0.0
-    plain = fuzz.ratio(a, b)
-    shorter, longer = sorted((len(a), len(b)))
-    # Token-set similarity forgives a dropped subtitle, but only when most of the title remains
-    # ("Attention" must not match "Attention is all you need").
-    subset = fuzz.token_set_ratio(a, b) if shorter / longer >= 0.6 else 0.0
-    return max(plain, subset) / 100.0
 
 
 def _first_author_matches(reference: Reference, source: SourceMeta) -> bool:

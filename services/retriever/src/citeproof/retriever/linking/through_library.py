@@ -36,7 +36,8 @@ from citeproof.contracts.thesis import (
     SourceMeta,
 )
 from citeproof.library.attachments import attachment_basename
-from citeproof.retriever.linking.match import link_reference, normalise_doi, title_similarity
+from citeproof.retriever.linking.match import link_reference
+from citeproof.text.bibliographic import normalise_doi, title_similarity
 from citeproof.text.names import surname_keys
 from citeproof.text.normalize import fold_diacritics
 
