@@ -57,6 +57,11 @@ class JudgeRequest(msgspec.Struct, frozen=True, kw_only=True):
     passages: list[Passage]
     # Opaque identifier, only for logs and metrics; never shown to a model.
     citation_key: str
+    # How many works the citation's marker names ("[3-5]" names three): with several, only part
+    # of the sentence is this source's, and the judge weighs its reading accordingly.
+    marker_works: int = 1
+    # Other citation markers in the same sentence (each naming its own works).
+    other_markers: int = 0
 
 
 class Verdict(msgspec.Struct, frozen=True, kw_only=True):
