@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import uuid
 
+from citeproof.contracts.findings import FROM_REFERENCE_LIST
+from citeproof.pipeline import ERROR, REFERENCE_MISSING_RULE
 from tests.integration.api_support import api_client, new_user, seed_results, thesis_with_sources
 from tests.integration.test_api_runs import start_run
 
@@ -46,7 +48,16 @@ async def test_reference_missing_citation_shows_its_candidates(pool, db_settings
         report = (await client.get(f"/v1/runs/{run_id}/report", headers=alice.headers)).json()
         assert report["summary"]["counts"]["reference_missing"] == 1
         (missing,) = [c for c in report["citations"] if c["marker"] == "(Novak, 2022)"]
-        assert missing["verdict"]["label"] == "reference_missing"
+        # Reported once, as the rule's finding, with the entries it nearly matched as evidence.
+        assert missing["verdict"] is None
+        (finding,) = missing["findings"]
+        assert (finding["rule"], finding["severity"], finding["expected"]) == (
+            REFERENCE_MISSING_RULE.code,
+            ERROR,
+            "(Novak, 2022)",
+        )
+        assert finding["message"] == "no entry"  # the planner's rationale
+        assert finding["evidence"] == [{"origin": FROM_REFERENCE_LIST, "text": NEAR_MISS_RAW}]
         assert missing["source"] is None and missing["reference"]["label"] is None
         assert missing["candidates"] == [
             {"label": "Tanaka2022", "raw": NEAR_MISS_RAW, "title": "Aerosols indoors"}
@@ -58,6 +69,7 @@ async def test_reference_missing_citation_shows_its_candidates(pool, db_settings
             await client.get(f"/v1/runs/{run_id}/report?format=markdown", headers=alice.headers)
         ).text
         assert "| Reference missing | 1 |" in markdown
+        assert f"**Error {REFERENCE_MISSING_RULE.code}** (reference-missing)" in markdown
         assert "closest entries (not linked)" in markdown
         assert "- [Tanaka2022] Tanaka, H., Weber, R., &amp; Novak, P. (2022)." in markdown
 

@@ -16,9 +16,14 @@ import uuid
 from html.parser import HTMLParser
 from pathlib import Path
 
+import msgspec
 from markdown_it import MarkdownIt
 
+from citeproof.contracts.findings import FROM_SOURCE_TEXT, Difference, Evidence, Finding
+from citeproof.findings import PRODUCER_RETRIEVE, Found, replace_findings
+from citeproof.pipeline import QUOTE_NOT_FOUND, WRONG_ATTACHMENT
 from tests.integration.api_support import api_client, new_user, seed_results, thesis_with_sources
+from tests.integration.test_api_report_injection import INJECTION as MARKDOWN_INJECTION
 from tests.integration.test_api_runs import start_run
 
 PAYLOADS = (
@@ -133,3 +138,71 @@ def test_the_web_ui_never_parses_strings_as_html() -> None:
     for script in scripts:
         found = sinks.findall(script.read_text(encoding="utf-8"))
         assert not found, (script.name, found)
+
+
+async def test_payloads_in_finding_evidence_stay_inert_in_html_and_markdown(pool, db_settings):
+    """Every string of a finding (message, expected/found, differences, evidence text, printed
+    page, URL, origin, key) at a citation and at an entry: escaped text in HTML, no link,
+    image or tag in Markdown; a `javascript:` URL is shown, never linked."""
+    alice = await new_user(pool)
+    hostile_url = "javascript:alert('xss-8')"
+    finding = Finding(
+        rule=QUOTE_NOT_FOUND.code,
+        message=XSS,
+        expected=XSS,
+        found=MARKDOWN_INJECTION,
+        differences=[Difference(field=XSS, expected=XSS, found=MARKDOWN_INJECTION)],
+        evidence=[
+            Evidence(origin=XSS, text=XSS, page=2, printed_page=PAYLOADS[0], url=hostile_url),
+            Evidence(origin=FROM_SOURCE_TEXT, text=MARKDOWN_INJECTION, url=PAYLOADS[4]),
+        ],
+        key=XSS,
+    )
+    async with api_client(db_settings) as client:
+        ids = await thesis_with_sources(client, alice)
+        run_id = await start_run(client, alice, ids)
+        await seed_results(pool, run_id, ids)
+        run = uuid.UUID(run_id)
+        citation_id, reference_id = await pool.fetchrow(
+            "SELECT id, reference_id FROM citations WHERE document_id = $1 AND ordinal = 0",
+            uuid.UUID(ids["thesis_id"]),
+        )
+        async with pool.acquire() as conn:
+            await replace_findings(
+                conn,
+                run_id=run,
+                user_id=alice.user_id,
+                producer=PRODUCER_RETRIEVE,
+                found=[
+                    Found(finding, citation_id),
+                    Found(
+                        msgspec.structs.replace(finding, rule=WRONG_ATTACHMENT.code),
+                        reference_id=reference_id,
+                    ),
+                ],
+                whole_run=True,
+            )
+        base = f"/v1/runs/{run_id}/report"
+        as_json = (await client.get(base, headers=alice.headers)).json()
+        html = await client.get(f"{base}?format=html", headers=alice.headers)
+        markdown = await client.get(f"{base}?format=markdown", headers=alice.headers)
+
+    # JSON carries the strings as data.
+    (cited,) = [c for c in as_json["citations"] if c["citation_id"] == citation_id]
+    assert cited["findings"][0]["evidence"][0]["url"] == hostile_url
+    (entry,) = [e for e in as_json["entries"] if e["reference_id"] == reference_id]
+    assert entry["findings"][0]["message"] == XSS
+
+    assert html.status_code == 200
+    page = html.text
+    _assert_inert(_elements(page), scripts_allowed=1)
+    for payload in PAYLOADS:
+        assert payload not in page
+    assert "javascript:alert(&#39;xss-8&#39;)" in page  # shown as text
+    assert not any("href" in attrs or "src" in attrs for _, attrs in _elements(page))
+
+    assert markdown.status_code == 200
+    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown.text)
+    assert "xss-8" in rendered and "evil.example" in rendered
+    _assert_inert(_elements(rendered), scripts_allowed=0)
+    assert "<code>code</code>" not in rendered and "<em>loud</em>" not in rendered

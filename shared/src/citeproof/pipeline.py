@@ -15,6 +15,8 @@ from typing import Final, NamedTuple
 PARSE_CHANNEL: Final = "citeproof_parse"
 RETRIEVE_CHANNEL: Final = "citeproof_retrieve"
 JUDGE_CHANNEL: Final = "citeproof_judge"
+# Reference verification against scholarly indexes (its own stage: network-bound, own limits).
+VERIFY_CHANNEL: Final = "citeproof_verify"
 # Progress of a run (payload: the run id), listened to by the API's progress streams.
 EVENTS_CHANNEL: Final = "citeproof_events"
 # A token was revoked (payload: the token id): the API ends that token's progress streams.
@@ -25,8 +27,11 @@ PARSE_STAGE: Final = "parse"
 PLAN_STAGE: Final = "plan"
 RETRIEVE_STAGE: Final = "retrieve"
 JUDGE_STAGE: Final = "judge"
+# Looks a run's reference entries up in scholarly indexes, beside retrieval and judging
+# (ADR 0022); the run completes when both are done.
+VERIFY_STAGE: Final = "verify"
 # In pipeline order.
-STAGES: Final = (PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE, JUDGE_STAGE)
+STAGES: Final = (PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE, JUDGE_STAGE, VERIFY_STAGE)
 # A parser registers the isolation of its parsing children as the capability
 # "parse:sandbox=<mode>" ("netns+uid", "shared-network+same-uid", ...); /readyz lists them.
 SANDBOX_CAPABILITY_PREFIX: Final = f"{PARSE_STAGE}:sandbox="
@@ -37,6 +42,7 @@ STAGE_TABLES: Final = {
     PLAN_STAGE: "runs",
     RETRIEVE_STAGE: "retrieve_tasks",
     JUDGE_STAGE: "judge_tasks",
+    VERIFY_STAGE: "verify_tasks",
 }
 # stage name -> the channel its workers listen on.
 STAGE_CHANNELS: Final = {
@@ -44,6 +50,7 @@ STAGE_CHANNELS: Final = {
     PLAN_STAGE: RETRIEVE_CHANNEL,
     RETRIEVE_STAGE: RETRIEVE_CHANNEL,
     JUDGE_STAGE: JUDGE_CHANNEL,
+    VERIFY_STAGE: VERIFY_CHANNEL,
 }
 
 # --- Upload caps -----------------------------------------------------------------------------
@@ -130,16 +137,22 @@ BAND_NAMES: Final = {
     UNCERTAIN: "Uncertain",
     LIKELY_FINE: "Likely fine",
 }
+# Reports count citations no judge placed in a band (no source, not checkable, judge error, not
+# yet judged) under this key beside the bands (report `summary.bands`); never a verdict's band.
+UNJUDGED: Final = "unjudged"
 
 # Groups for `--fail-on` and exit codes, defined once beside the labels.
 FAIL_ON_GROUPS: Final = {
-    "contradicted": frozenset({CONTRADICTED}),
-    "unsupported": frozenset({UNSUPPORTED}),
+    # The two problem labels are their own groups, under the label's name.
+    CONTRADICTED: frozenset({CONTRADICTED}),
+    UNSUPPORTED: frozenset({UNSUPPORTED}),
     "review": frozenset({NEEDS_REVIEW}),
     "missing": frozenset({REFERENCE_MISSING, SOURCE_MISSING, SOURCE_UNREADABLE}),
     "any": frozenset(VERDICT_LABELS) - frozenset({SUPPORTED}),
 }
-DEFAULT_FAIL_ON: Final = ("contradicted", "unsupported", "review")
+# The judge's band group: every verdict whose band is LIKELY_PROBLEM (whatever its label).
+LIKELY_PROBLEM_GROUP: Final = "likely-problem"
+FAIL_ON_BANDS: Final = {LIKELY_PROBLEM_GROUP: frozenset({LIKELY_PROBLEM})}
 
 # --- Findings --------------------------------------------------------------------------------
 # What citeproof can *show* about a citation or a reference entry, with certainty, from the
@@ -423,3 +436,15 @@ LABEL_FINDINGS: Final = {
     SOURCE_MISSING: SOURCE_MISSING_RULE,
     SOURCE_UNREADABLE: SOURCE_UNREADABLE_RULE,
 }
+
+# --- `--fail-on` -----------------------------------------------------------------------------
+# What makes `citeproof check` exit 1, as a comma-separated union of: the label groups
+# (FAIL_ON_GROUPS; a group holding a label of LABEL_FINDINGS also selects that rule's
+# findings), the band group (FAIL_ON_BANDS), a severity (FAIL_ON_SEVERITIES: every finding at
+# that configured level or worse), or a rule's code or slug (its findings at any level). The
+# parser is citeproof.cli._failon; every name means one thing (the contract test checks that
+# groups, severities, codes and slugs do not overlap).
+FAIL_ON_SEVERITIES: Final = (ERROR, WARNING)
+# Errors, the judge's two problem labels and its likely problems; not `review`: a needs_review
+# is not a problem found.
+DEFAULT_FAIL_ON: Final = (ERROR, CONTRADICTED, UNSUPPORTED, LIKELY_PROBLEM_GROUP)

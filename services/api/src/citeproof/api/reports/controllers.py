@@ -8,6 +8,7 @@ from litestar import Controller, Response, get
 from litestar.params import FromQuery
 
 from citeproof.api.deps import CallerDep, PathId, Pool, StaleAfter
+from citeproof.api.reports.findings import parse_rule_settings
 from citeproof.api.reports.html import render_html
 from citeproof.api.reports.markdown import render_markdown
 from citeproof.api.reports.schemas import Report
@@ -23,7 +24,13 @@ class ReportController(Controller):
     @get(
         "/runs/{run_id:uuid}/report",
         summary="The run's report (format=json|markdown|html)",
-        description="JSON is described below; markdown is text/markdown, html a standalone page.",
+        description=(
+            "JSON is described below; markdown is text/markdown, html a standalone page. "
+            "`disable` leaves rules out and `level` re-levels them (codes or slugs, "
+            "comma-separated or repeated: `?disable=CP103,quote-verified&level=CP202:error`); "
+            "an unknown rule or severity is 400 `unknown_rule` / `invalid_rule_level`, one rule "
+            "both disabled and re-levelled 400 `conflicting_rule_settings`."
+        ),
     )
     async def report(
         self,
@@ -32,8 +39,12 @@ class ReportController(Controller):
         pool: Pool,
         worker_stale_s: StaleAfter,
         format: FromQuery[ReportFormat] = "json",
+        disable: FromQuery[list[str] | None] = None,
+        level: FromQuery[list[str] | None] = None,
     ) -> Report:
-        report = await build_report(pool, caller.user_id, run_id, worker_stale_s)
+        # Refused before any database work: a bad setting is the caller's to fix.
+        settings = parse_rule_settings(disable, level)
+        report = await build_report(pool, caller.user_id, run_id, worker_stale_s, settings)
         if format == "json":
             return report
         stem = f"citeproof-report-{run_id}"

@@ -19,20 +19,42 @@ from markupsafe import Markup
 from citeproof.api.headers import content_security_policy
 from citeproof.api.reports.labels import (
     LABEL_COLOURS,
-    LABEL_NAMES,
     PENDING_COLOURS,
     label_name,
 )
-from citeproof.api.reports.schemas import PROBLEM_LABELS, Report
+from citeproof.api.reports.rules import (
+    BAND_COLOURS,
+    SEVERITY_COLOURS,
+    SEVERITY_NAMES,
+    UNJUDGED_COLOURS,
+    band_name,
+)
+from citeproof.api.reports.schemas import Report, ReportCitation, ReportFinding
+from citeproof.api.reports.view import (
+    cited_label,
+    evidence_origin,
+    first_screen_problems,
+    risk_ordered,
+)
+from citeproof.pipeline import BANDS, SEVERITIES, UNJUDGED
 
 _PENDING_CLASS = "pending"
+# Filter cards: `data-filter="<attribute>:<value>"` shows the citations whose data-<attribute>
+# is that value (the script below).
+_BAND_FILTER = "band"
+_SEVERITY_FILTER = "severity"
+_NO_FINDING = "none"
 
 
 def _badge_css() -> str:
-    colours = {**LABEL_COLOURS, _PENDING_CLASS: PENDING_COLOURS}
-    return "".join(
-        f".badge-{name}{{color:{fg};background:{bg}}}\n" for name, (fg, bg) in colours.items()
-    )
+    colours = {
+        **{f"badge-{name}": c for name, c in LABEL_COLOURS.items()},
+        f"badge-{_PENDING_CLASS}": PENDING_COLOURS,
+        **{f"sev-{name}": c for name, c in SEVERITY_COLOURS.items()},
+        **{f"band-{name}": c for name, c in BAND_COLOURS.items()},
+        f"band-{UNJUDGED}": UNJUDGED_COLOURS,
+    }
+    return "".join(f".{name}{{color:{fg};background:{bg}}}\n" for name, (fg, bg) in colours.items())
 
 
 _CSS = """
@@ -66,6 +88,19 @@ blockquote{margin:6px 0 8px;padding:8px 12px;border-left:3px solid var(--accent)
 background:#f8faff;border-radius:0 8px 8px 0}
 .small{color:var(--muted);font-size:13px}
 details summary{cursor:pointer;color:var(--accent);font-size:13px;margin-top:6px}
+.problems{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:12px 18px;
+margin:0 0 18px}
+.problems h2,.section{font-size:17px;margin:4px 0 10px}
+.problems ol{margin:0;padding-left:20px}.problems li{margin:4px 0}
+.finding{border:1px solid var(--line);border-radius:10px;padding:8px 12px;margin:10px 0;
+background:#fcfcfd}
+.sev{border-radius:6px;padding:1px 7px;font-size:12px;font-weight:600}
+.code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;color:var(--muted)}
+.diffs{border-collapse:collapse;font-size:13px;margin:6px 0}
+.diffs th,.diffs td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
+.url{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;word-break:break-all}
+.entry{background:var(--card);border:1px solid var(--line);border-radius:12px;margin:0 0 12px;
+padding:12px 18px}
 footer{color:var(--muted);font-size:12px;padding:24px 0 40px}
 @media print{.cards .card{box-shadow:none}header{background:#fff;color:#000}}
 """ + _badge_css()
@@ -74,10 +109,11 @@ _SCRIPT = """
 document.querySelectorAll('.card[data-filter]').forEach(function(card){
   card.addEventListener('click',function(){
     var f=card.getAttribute('data-filter'),active=card.classList.contains('active');
+    var at=f.indexOf(':'),key='data-'+f.slice(0,at),value=f.slice(at+1);
     document.querySelectorAll('.card').forEach(function(c){c.classList.remove('active')});
     if(!active){card.classList.add('active')}
     document.querySelectorAll('.citation').forEach(function(el){
-      el.style.display=(active||f==='all'||el.getAttribute('data-label')===f)?'':'none';
+      el.style.display=(active||f==='all'||el.getAttribute(key)===value)?'':'none';
     });
   });
 });
@@ -96,6 +132,21 @@ def _badge_class(label: str | None) -> str:
     return label if label in LABEL_COLOURS else _PENDING_CLASS
 
 
+def _severity_class(severity: str | None) -> str:
+    # Closed sets again: a severity this version does not know is shown as info.
+    return severity if severity in SEVERITY_COLOURS else SEVERITIES[-1]
+
+
+def _band_class(band: str | None) -> str:
+    return band if band in BAND_COLOURS else UNJUDGED
+
+
+def _worst(citation: ReportCitation) -> str:
+    """The citation's worst severity (data-severity), `none` without findings."""
+    findings: list[ReportFinding] = citation.findings
+    return _severity_class(findings[0].severity) if findings else _NO_FINDING
+
+
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.PackageLoader("citeproof.api", "templates"),
     # On for every template: a value is escaped unless Python marked it safe.
@@ -112,29 +163,48 @@ _STATIC = {
 
 
 def render_html(report: Report) -> str:
-    counts = report.summary.counts
-    cards = [{"filter": "all", "count": report.summary.total, "name": "citations"}]
+    summary = report.summary
+    cards = [{"filter": "all", "count": summary.total, "name": "citations", "css": ""}]
+    # Every band is counted, zero included: "0 likely problems" is information too.
     cards += [
-        {"filter": label, "count": n, "name": LABEL_NAMES.get(label, label)}
-        for label, n in counts.items()
-        if n
+        {
+            "filter": f"{_BAND_FILTER}:{band}",
+            "count": summary.bands.get(band, 0),
+            "name": band_name(band),
+            "css": "band-card",
+        }
+        for band in (*BANDS, UNJUDGED)
     ]
-    problems = sum(counts.get(label, 0) for label in PROBLEM_LABELS)
-    headline = (
-        f"{problems} of {report.summary.total} citations need attention "
-        "(contradicted or unsupported)."
-        if problems
-        else f"No citation among {report.summary.total} was found contradicted or unsupported."
-    )
+    cards += [
+        {
+            "filter": f"{_SEVERITY_FILTER}:{severity}",
+            "count": sum(1 for c in report.citations if _worst(c) == severity),
+            "name": f"citations with {SEVERITY_NAMES[severity].lower()}s",
+            "css": "severity-card",
+        }
+        for severity in SEVERITIES[:2]
+    ]
+    entries_with_findings = [e for e in report.entries if e.findings]
     return _TEMPLATES.get_template("report.html").render(
         **_STATIC,
         title=report.thesis.title or report.thesis.filename,
         thesis=report.thesis,
         run=report.run,
         created=report.run.created_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        headline=headline,
+        headline=summary.headline,
+        findings_count=summary.findings,
         cards=cards,
-        citations=report.citations,
+        problems=first_screen_problems(report),
+        citations=risk_ordered(report.citations),
+        entries=report.entries,
+        entries_with_findings=entries_with_findings,
         badge_class=_badge_class,
+        severity_class=_severity_class,
+        severity_name=lambda s: SEVERITY_NAMES.get(s, s),
+        band_class=_band_class,
+        band_name=band_name,
+        worst=_worst,
+        cited_label=cited_label,
         label_name=label_name,
+        origin_name=evidence_origin,
     )

@@ -1,9 +1,19 @@
-"""The Markdown report: a summary, one table row per citation, then per-citation details."""
+"""The Markdown report: the headline and summary, the problems found, one table row per
+citation (most doubtful first), per-citation details with each finding's evidence, then the
+reference list's findings."""
 
 from __future__ import annotations
 
 from citeproof.api.reports.labels import label_name
-from citeproof.api.reports.schemas import PROBLEM_LABELS, Report, ReportCitation
+from citeproof.api.reports.rules import SEVERITY_NAMES, band_name
+from citeproof.api.reports.schemas import Report, ReportCitation, ReportFinding
+from citeproof.api.reports.view import (
+    cited_label,
+    evidence_origin,
+    first_screen_problems,
+    risk_ordered,
+)
+from citeproof.pipeline import BANDS, UNJUDGED
 
 CLAIM_CELL_CHARS = 120
 
@@ -56,47 +66,119 @@ def _linked_by(c: ReportCitation) -> str:
     return linked
 
 
+def _band(c: ReportCitation) -> str:
+    """The citation's band with the judge's problem probability, when it gave one."""
+    band = c.risk.band if c.risk else None
+    probability = c.risk.problem_probability if c.risk else None
+    return band_name(band) + (f" ({probability:.2f})" if probability is not None else "")
+
+
+def _finding_codes(c: ReportCitation) -> str:
+    return ", ".join(f"{f.rule} {f.slug}" for f in c.findings) or "—"
+
+
 def render_markdown(report: Report) -> str:
     thesis = report.thesis
+    summary = report.summary
     lines = [
         f"# Citation report: {_cell(thesis.title or thesis.filename)}",
         "",
+        f"**{_inert(summary.headline)}**",
+        "",
         f"- File: {_cell(thesis.filename)}",
         f"- Run: `{report.run.id}` — status **{report.run.status}**",
-        f"- Citations checked: **{report.summary.total}**, needing attention (contradicted or "
-        f"unsupported): **{sum(report.summary.counts.get(x, 0) for x in PROBLEM_LABELS)}**",
+        f"- Citations: **{summary.total}**; findings: "
+        + ", ".join(
+            f"**{n}** {SEVERITY_NAMES.get(s, s).lower()}" for s, n in summary.findings.items()
+        ),
         "",
         "## Summary",
         "",
-        "| verdict | citations |",
+        "| band | citations |",
         "|---|---:|",
     ]
-    lines += [f"| {label_name(label)} | {n} |" for label, n in report.summary.counts.items() if n]
+    lines += [
+        f"| {band_name(band)} | {summary.bands.get(band, 0)} |" for band in (*BANDS, UNJUDGED)
+    ]
+    lines += ["", "| verdict | citations |", "|---|---:|"]
+    lines += [f"| {label_name(label)} | {n} |" for label, n in summary.counts.items() if n]
+    problems = first_screen_problems(report)
+    if problems:
+        lines += ["", "## Problems found", ""]
+        lines += [
+            f"{i}. **{SEVERITY_NAMES.get(p.finding.severity, p.finding.severity)}** "
+            f"{p.finding.rule} {_inert(p.finding.name)} — {_cell(p.where)}: "
+            f"{_cell(p.finding.message)}"
+            for i, p in enumerate(problems, 1)
+        ]
     lines += [
         "",
-        "## Citations",
+        "## Citations, most doubtful first",
         "",
-        "| # | marker | claim | source | verdict | confidence | page |",
-        "|---:|---|---|---|---|---:|---:|",
+        "| # | marker | claim | findings | band | verdict | confidence | page |",
+        "|---:|---|---|---|---|---|---:|---:|",
     ]
-    for c in report.citations:
+    ordered = risk_ordered(report.citations)
+    for c in ordered:
         verdict = c.verdict
         lines.append(
             f"| {c.ordinal} | {_cell(c.marker)} | {_cell(c.claim, CLAIM_CELL_CHARS)} "
-            f"| {_cell(_source_name(c), 60)} | {label_name(verdict.label if verdict else None)} "
+            f"| {_finding_codes(c)} | {_band(c)} | {label_name(cited_label(c))} "
             f"| {f'{verdict.confidence:.2f}' if verdict else '—'} "
             f"| {_cell(_where(c))} |"
         )
     lines += ["", "## Details", ""]
-    for c in report.citations:
+    for c in ordered:
         lines += _details(c)
+    with_findings = [e for e in report.entries if e.findings]
+    lines += [
+        "## Reference list",
+        "",
+        f"{len(report.entries)} entries, {len(with_findings)} with findings.",
+        "",
+    ]
+    for entry in with_findings:
+        lines += [f"### [{_cell(entry.label)}] {_cell(entry.raw)}", ""]
+        if entry.source is not None:
+            lines += [
+                f"**Linked source:** {_cell(entry.source.title or entry.source.filename)}",
+                "",
+            ]
+        for finding in entry.findings:
+            lines += _finding(finding)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _finding(f: ReportFinding) -> list[str]:
+    """One finding: its rule, message, expected/found, differences and evidence."""
+    out = [
+        f"- **{SEVERITY_NAMES.get(f.severity, f.severity)} {f.rule}** ({f.slug}) "
+        f"{_inert(f.name)}: {_cell(f.message)}"
+    ]
+    if f.expected is not None or f.found is not None:
+        out.append(f"  - expected: {_cell(f.expected)}; found: {_cell(f.found)}")
+    for d in f.differences:
+        out.append(
+            f"  - {_cell(d.field)}: the thesis has {_cell(d.expected)}, "
+            f"the other side {_cell(d.found)}"
+        )
+    for e in f.evidence:
+        where = evidence_origin(e.origin)
+        if e.page is not None:
+            where += f", page {e.page}"
+        if e.printed_page is not None:
+            where += f" (printed p. {_cell(e.printed_page)})"
+        out.append(f"  - {_inert(where)}:" + (f" {_cell(e.text)}" if e.text else ""))
+        if e.url:
+            # Text, never a link: a URL from an index or a document is shown, not followed.
+            out.append(f"    {_cell(e.url)}")
+    return [*out, ""]
 
 
 def _details(c: ReportCitation) -> list[str]:
     verdict = c.verdict
     out = [
-        f"### {c.ordinal}. {_cell(c.marker)} — {label_name(verdict.label if verdict else None)}",
+        f"### {c.ordinal}. {_cell(c.marker)} — {label_name(cited_label(c))} · {_band(c)}",
         "",
         f"**Claim** ({'page ' if c.page is not None else ''}{_cell(_where(c))}):",
         "",
@@ -107,6 +189,10 @@ def _details(c: ReportCitation) -> list[str]:
         f"**Source:** {_cell(_source_name(c))}{_cell(_linked_by(c))}",
         "",
     ]
+    if c.findings:
+        out += ["**Findings:**", ""]
+        for finding in c.findings:
+            out += _finding(finding)
     if verdict is not None:
         out += [f"**Confidence:** {verdict.confidence:.2f} ({verdict.backend}"
                 f"{' / ' + verdict.model if verdict.model else ''})", ""]  # fmt: skip

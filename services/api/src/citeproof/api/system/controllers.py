@@ -11,6 +11,7 @@ from litestar.response import File
 
 from citeproof.api.deps import CallerDep, DbSettings, Metrics, Pool, StaleAfter
 from citeproof.api.reports.labels import LabelInfo, label_catalogue
+from citeproof.api.reports.rules import RuleCatalogue, rule_catalogue
 from citeproof.api.system.schemas import Health, Me, Readiness
 from citeproof.api.workers import live_stages, parser_sandbox_modes, unavailable_stages
 from citeproof.db.migrate import pending_migrations
@@ -84,6 +85,14 @@ class SystemController(Controller):
     )
     async def labels(self) -> list[LabelInfo]:
         return label_catalogue()
+
+    @get(
+        "/rules",
+        summary="Finding rules (code order), severities and risk bands with names, help, colours",
+        description="Public: the web UI reads it before sign-in; it holds no user data.",
+    )
+    async def rules(self) -> RuleCatalogue:
+        return rule_catalogue()
 
     @get("/metrics", summary="Prometheus metrics", media_type=PROMETHEUS_CONTENT_TYPE)
     async def metrics(
