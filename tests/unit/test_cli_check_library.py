@@ -40,7 +40,8 @@ def _args(thesis: Path, *sources: Path, bib=(), attachments=(), open_access=None
         thesis=thesis, sources=list(sources), bib=list(bib), attachments=list(attachments),
         open_access=open_access, formats=None, output=str(thesis.parent / "r.html"),
         fail_on="contradicted", min_coverage=0.5, min_confidence=0.0, api=None,
-        database_url=None, timeout=10.0,
+        database_url=None, timeout=10.0, config=None, no_config=True, disable=[], severity=[],
+        baseline=None, write_baseline=None,
     )  # fmt: skip
 
 

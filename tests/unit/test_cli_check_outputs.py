@@ -10,6 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from citeproof.cli._failon import parse_fail_on
 from citeproof.cli._outcome import (
     EXIT_CLEAN,
     EXIT_NOTHING_CHECKED,
@@ -17,13 +18,11 @@ from citeproof.cli._outcome import (
     ExitPolicy,
     coverage,
     decide,
-    fail_on_labels,
 )
 from citeproof.cli._outputs import Output, OutputError, plan_outputs, to_csv, to_json
 from citeproof.cli._sarif import locate, to_sarif
 from citeproof.pipeline import (
     CONTRADICTED,
-    DEFAULT_FAIL_ON,
     JUDGE_ERROR,
     NEEDS_REVIEW,
     SOURCE_MISSING,
@@ -32,11 +31,17 @@ from citeproof.pipeline import (
 )
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif" / "sarif-schema-2.1.0.json"
-DEFAULT = ExitPolicy(fail_on=DEFAULT_FAIL_ON)
+DEFAULT = ExitPolicy()
+
+
+def _policy(fail_on: str, **kwargs: float) -> ExitPolicy:
+    return ExitPolicy(parse_fail_on(fail_on), **kwargs)
 
 
 def _citation(ordinal: int, label: str | None, *, source: bool = True, confidence: float = 0.8,
-              claim: str = "Trees cool streets by 2 °C", marker: str = "[1]") -> dict:  # fmt: skip
+              claim: str = "Trees cool streets by 2 °C", marker: str = "[1]",
+              findings: list[dict] | None = None, band: str | None = None,
+              content_checked: bool | None = None) -> dict:  # fmt: skip
     verdict = None
     if label is not None:
         verdict = {
@@ -48,8 +53,10 @@ def _citation(ordinal: int, label: str | None, *, source: bool = True, confidenc
             "backend": "fake",
             "model": "m",
             "downgrade_reason": None,
+            "band": band,
+            "problem_probability": None if band is None else 0.5,
         }
-    return {
+    citation = {
         "citation_id": ordinal,
         "ordinal": ordinal,
         "marker": marker,
@@ -61,7 +68,11 @@ def _citation(ordinal: int, label: str | None, *, source: bool = True, confidenc
         if source
         else None,
         "verdict": verdict,
+        "findings": findings or [],
     }
+    if content_checked is not None:
+        citation["content_checked"] = content_checked
+    return citation
 
 
 def _report(*citations: dict) -> dict:
@@ -111,11 +122,12 @@ def test_impossible_output_requests_are_refused(formats, output, message) -> Non
 def test_clean_and_problem_runs() -> None:
     assert decide(_report(_citation(1, SUPPORTED)), DEFAULT).exit_code == EXIT_CLEAN
     outcome = decide(_report(_citation(1, SUPPORTED), _citation(2, CONTRADICTED)), DEFAULT)
-    assert outcome.exit_code == EXIT_PROBLEMS and outcome.problems == [2]
+    assert outcome.exit_code == EXIT_PROBLEMS
+    assert [p.citation["ordinal"] for p in outcome.problems if p.citation] == [2]
     # Missing sources are problems only when asked for.
     report = _report(_citation(1, SUPPORTED), _citation(2, SOURCE_MISSING, source=False))
     assert decide(report, DEFAULT).exit_code == EXIT_CLEAN
-    assert decide(report, ExitPolicy(fail_on=("missing",))).exit_code == EXIT_PROBLEMS
+    assert decide(report, _policy("missing")).exit_code == EXIT_PROBLEMS
 
 
 @pytest.mark.parametrize(
@@ -128,8 +140,9 @@ def test_clean_and_problem_runs() -> None:
             "the judge failed on every one of the 14",
         ),
         (
-            [_citation(1, SUPPORTED)] + [_citation(2, NEEDS_REVIEW)] * 3,
-            "only 1 of 4 citations (25%) got a definite verdict",
+            [_citation(1, SUPPORTED)] + [_citation(2, JUDGE_ERROR, content_checked=False)]
+            + [_citation(3, SOURCE_MISSING, source=False)] * 2,
+            "only 1 of 4 citations (25%) could be examined",
         ),
     ],
 )
@@ -142,31 +155,28 @@ def test_nothing_checked_is_exit_3_with_a_reason(citations, why) -> None:
 def test_exit_3_wins_even_when_something_failed() -> None:
     report = _report(_citation(1, CONTRADICTED), *[_citation(2, JUDGE_ERROR)] * 3)
     assert decide(report, DEFAULT).exit_code == EXIT_NOTHING_CHECKED
-    assert decide(report, ExitPolicy(DEFAULT_FAIL_ON, min_coverage=0.2)).exit_code == (
-        EXIT_PROBLEMS
-    )
+    assert decide(report, ExitPolicy(min_coverage=0.2)).exit_code == EXIT_PROBLEMS
 
 
 def test_min_confidence_turns_weak_verdicts_into_review() -> None:
     report = _report(_citation(1, SUPPORTED, confidence=0.4), _citation(2, SUPPORTED))
     assert decide(report, DEFAULT).exit_code == EXIT_CLEAN
-    strict = ExitPolicy(DEFAULT_FAIL_ON, min_confidence=0.5)
+    strict = _policy("contradicted,unsupported,review", min_confidence=0.5)
     assert decide(report, strict).exit_code == EXIT_PROBLEMS
-    assert decide(report, strict).problems == [1]
-    lenient = ExitPolicy(("contradicted",), min_confidence=0.5)
+    assert [p.citation["ordinal"] for p in decide(report, strict).problems if p.citation] == [1]
+    assert [p.name for p in decide(report, strict).problems] == [NEEDS_REVIEW]
+    lenient = _policy("contradicted", min_confidence=0.5)
     assert decide(report, lenient).exit_code == EXIT_CLEAN
 
 
 def test_policy_refuses_bad_values() -> None:
-    for policy in (
-        ExitPolicy(("bogus",)),
-        ExitPolicy(()),
-        ExitPolicy(DEFAULT_FAIL_ON, min_coverage=1.5),
-        ExitPolicy(DEFAULT_FAIL_ON, min_confidence=-0.1),
-    ):
+    for policy in (ExitPolicy(min_coverage=1.5), ExitPolicy(min_confidence=-0.1)):
         with pytest.raises(ValueError):
             policy.validate()
-    assert fail_on_labels(["any"]) >= {UNSUPPORTED, CONTRADICTED, SOURCE_MISSING}
+    for spec in ("bogus", "", ","):
+        with pytest.raises(ValueError):
+            parse_fail_on(spec)
+    assert parse_fail_on("any").labels >= {UNSUPPORTED, CONTRADICTED, SOURCE_MISSING}
 
 
 # --- formats ---------------------------------------------------------------------------------
@@ -188,11 +198,8 @@ def test_sarif_is_valid_against_the_official_schema(tmp_path: Path) -> None:
         _citation(3, UNSUPPORTED, claim="Not in the file at all"),
         _citation(4, SOURCE_MISSING, source=False),
     )
-    labels = [DEFAULT.effective_label(c["verdict"]) for c in report["citations"]]
-    sarif = to_sarif(
-        report, thesis, labels, fail_on_labels(DEFAULT_FAIL_ON), "1.2.3",
-        coverage(report["citations"]),
-    )  # fmt: skip
+    outcome = decide(report, DEFAULT)
+    sarif = to_sarif(outcome, DEFAULT.fail_on, thesis, "1.2.3", coverage(report["citations"]))
     schema = json.loads(SARIF_SCHEMA.read_text())
     jsonschema.Draft4Validator(schema).validate(json.loads(json.dumps(sarif)))
     results = sarif["runs"][0]["results"]
@@ -216,11 +223,12 @@ def test_json_carries_schema_version_coverage_and_outcome() -> None:
     report = _report(_citation(1, SUPPORTED), _citation(2, SOURCE_MISSING, source=False))
     outcome = decide(report, DEFAULT)
     document = json.loads(to_json(report, coverage(report["citations"]), outcome.as_json(DEFAULT)))
-    assert document["schema_version"] == "1"
+    assert document["schema_version"] == "2"
     assert document["citations"] == report["citations"]  # the API's report, extended
-    assert document["coverage"] | {"by_label": None} == {
-        "citations_found": 2, "linked_to_reference": 2, "linked_to_source": 1, "judged": 1,
-        "definite": 1, "definite_fraction": 0.5, "unjudged": 0, "by_label": None,
+    assert document["coverage"] | {"by_label": None, "bands": None} == {
+        "citations_found": 2, "linked_to_reference": 2, "linked_to_source": 1,
+        "content_checked": 0, "judged": 1, "examined": 1, "examined_fraction": 0.5,
+        "definite": 1, "definite_fraction": 0.5, "unjudged": 0, "by_label": None, "bands": None,
     }  # fmt: skip
     assert document["coverage"]["by_label"][SOURCE_MISSING] == 1
     assert document["outcome"]["exit_code"] == EXIT_CLEAN

@@ -68,8 +68,16 @@ def test_label_groups_partition_the_labels():
     assert len(set(pipeline.VERDICT_LABELS)) == len(pipeline.VERDICT_LABELS)
     assert set(pipeline.DEFINITE_LABELS) <= set(pipeline.JUDGE_LABELS)
     assert pipeline.LABELS_NEEDING_QUOTE <= set(pipeline.DEFINITE_LABELS)
-    for group in pipeline.DEFAULT_FAIL_ON:
-        assert group in pipeline.FAIL_ON_GROUPS
+    fail_on_names = {
+        *pipeline.FAIL_ON_GROUPS,
+        *pipeline.FAIL_ON_BANDS,
+        *pipeline.FAIL_ON_SEVERITIES,
+    }
+    assert set(pipeline.DEFAULT_FAIL_ON) <= fail_on_names
+    # `review` is not a problem found; errors and the judge's likely problems are.
+    assert "review" not in pipeline.DEFAULT_FAIL_ON
+    assert {pipeline.ERROR, pipeline.LIKELY_PROBLEM_GROUP} <= set(pipeline.DEFAULT_FAIL_ON)
+    assert pipeline.FAIL_ON_SEVERITIES == pipeline.SEVERITIES[:2]
 
 
 def test_every_label_has_a_name_and_a_description():
@@ -137,8 +145,13 @@ def test_rules_have_unique_stable_codes_slugs_and_valid_severities():
         assert rule.name and rule.summary.endswith(".") and rule.fix.endswith(".")
     assert pipeline.RULES_BY_CODE == {r.code: r for r in pipeline.RULES}
     assert pipeline.RULES_BY_SLUG == {r.slug: r for r in pipeline.RULES}
-    # A slug names a rule; a --fail-on group names verdict labels: one word, one meaning.
-    assert not set(slugs) & set(pipeline.FAIL_ON_GROUPS)
+    # A slug names a rule; a --fail-on group names verdict labels or a band; a severity a
+    # level: one word, one meaning (case-blind, as `--fail-on` reads them).
+    names = [
+        *(n.lower() for n in codes), *slugs, *pipeline.FAIL_ON_GROUPS, *pipeline.FAIL_ON_BANDS,
+        *pipeline.SEVERITIES,
+    ]  # fmt: skip
+    assert len(set(names)) == len(names)
 
 
 def test_the_pipeline_labels_that_are_findings_map_to_citation_rules():

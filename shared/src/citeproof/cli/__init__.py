@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "citeproof.cli._dev",
     "citeproof.cli._users",
     "citeproof.cli._check",
+    "citeproof.cli._rules",
     "citeproof.cli._serve",
 )
 

@@ -160,13 +160,21 @@ class ApiClient:
                 return None
         return run_id
 
-    def report(self, run_id: str) -> dict:
-        return _checked(self._http.get(f"/v1/runs/{run_id}/report", params={"format": "json"}))
+    def report(self, run_id: str, rules: list[tuple[str, str]] | None = None) -> dict:
+        """The JSON report; `rules` are the rule overrides' query parameters (disable=,
+        level=), so the API's counts and headline honour them."""
+        params: list[tuple[str, str | int | float | bool | None]] = [("format", "json")]
+        params += rules or []
+        return _checked(self._http.get(f"/v1/runs/{run_id}/report", params=params))
 
-    def rendered_report(self, run_id: str, fmt: str) -> str:
-        response = self._http.get(
-            f"/v1/runs/{run_id}/report", params={"format": API_RENDERED_FORMATS[fmt]}
-        )
+    def rendered_report(
+        self, run_id: str, fmt: str, rules: list[tuple[str, str]] | None = None
+    ) -> str:
+        params: list[tuple[str, str | int | float | bool | None]] = [
+            ("format", API_RENDERED_FORMATS[fmt])
+        ]
+        params += rules or []
+        response = self._http.get(f"/v1/runs/{run_id}/report", params=params)
         if response.status_code >= 400:
             raise ApiError(api_error_message(response))
         return response.text

@@ -5,8 +5,14 @@ Without --api it runs the whole pipeline on this machine (embedded PostgreSQL in
 data directory, the four services as child processes) and stops everything afterwards; with
 --api URL --token T it uses a deployed instance. `verify` is the same command.
 
-Exit codes: 0 every checked citation is fine; 1 problems (--fail-on); 2 usage or runtime
-error; 3 nothing could be checked (the sentence says why); 130 interrupted.
+Exit codes: 0 nothing --fail-on selects (with --baseline: nothing new); 1 problems
+(--fail-on: by default error findings, contradicted or unsupported verdicts, likely problems);
+2 usage or runtime error; 3 nothing could be examined (no citation, a judge outage, or below
+--min-coverage; the sentence says why); 130 interrupted. `citeproof.cli._outcome` defines them.
+
+Rules are configured per project in `[tool.citeproof]` of a pyproject.toml or a citeproof.toml
+found next to the thesis, up to the repository root, or in the current directory (`_project`),
+and by flags; `--write-baseline`/`--baseline` make CI fail only on new findings (`_baseline`).
 
 With --bib (or a Zotero export folder, or a .bib/.ris/.rdf among the sources) the library goes
 up as the bibliography and the PDFs its entries attach as sources (`_library`).
@@ -25,12 +31,13 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 import httpx
 
-from citeproof.cli import _library
+from citeproof.cli import _library, _project
 from citeproof.cli._api_client import API_RENDERED_FORMATS, ApiClient, ApiError
+from citeproof.cli._baseline import Baseline, BaselineError, read_baseline, write_baseline
+from citeproof.cli._failon import DEFAULT, accepted_sentence, parse_fail_on
 from citeproof.cli._local import LocalStack, default_data_dir
 from citeproof.cli._outcome import (
     DEFAULT_MIN_CONFIDENCE,
@@ -39,14 +46,15 @@ from citeproof.cli._outcome import (
     EXIT_INTERRUPTED,
     ExitPolicy,
     Outcome,
+    citation_label,
     coverage,
     decide,
-    fail_on_labels,
 )
 from citeproof.cli._outputs import FORMATS, Output, OutputError, plan_outputs, to_csv, to_json
 from citeproof.cli._progress import Progress
 from citeproof.cli._sarif import to_sarif
-from citeproof.pipeline import DEFAULT_FAIL_ON, FAIL_ON_GROUPS
+from citeproof.cli._summary import print_summary
+from citeproof.pipeline import SEVERITIES
 from citeproof.version import version
 
 API_URL_ENV = "CITEPROOF_API_URL"
@@ -57,7 +65,6 @@ DEFAULT_TIMEOUT_S = 1800.0
 # What a source folder contributes: the formats the parser reads.
 SOURCE_SUFFIXES = frozenset({".pdf", ".docx", ".html", ".htm", ".xhtml", ".md", ".markdown",
                              ".txt", ".text"})  # fmt: skip
-SUMMARY_CLAIM_CHARS = 90
 
 
 class UsageError(Exception):
@@ -74,6 +81,17 @@ class CheckPlan:
     libraries: _library.LibraryInputs
     # Turn the account's open-access lookup on or off first (None: leave it as it is).
     open_access: bool | None = None
+    # The thesis as the person named it (a LaTeX project folder, not the zip made of it):
+    # SARIF locations point there.
+    thesis_arg: Path | None = None
+    # Rules disabled or re-levelled (configuration file, then flags).
+    overrides: _project.RuleOverrides = _project.NO_OVERRIDES
+    # The baseline the exit code is relative to (read before the run: a bad file fails fast),
+    # and the file to write this run's findings and problem verdicts to.
+    baseline: Baseline | None = None
+    write_baseline: Path | None = None
+    # The configuration file used (None: none found, or --no-config).
+    config_path: Path | None = None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -120,18 +138,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     gate = parser.add_argument_group("exit code")
     gate.add_argument(
-        "--fail-on", default=",".join(DEFAULT_FAIL_ON),
-        help=f"exit 1 when a citation falls in these groups: {', '.join(FAIL_ON_GROUPS)} "
-        f"(default {','.join(DEFAULT_FAIL_ON)})",
+        "--fail-on", default=None, metavar="NAMES",
+        help=f"exit 1 on what these select. {accepted_sentence()} (default {DEFAULT.text})",
     )  # fmt: skip
     gate.add_argument(
-        "--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE,
-        help="exit 3 when fewer than this share of citations got a definite verdict",
+        "--min-coverage", type=float, default=None,
+        help="exit 3 when fewer than this share of citations could be examined (content rules "
+        f"ran or the judge gave a label other than judge_error; default {DEFAULT_MIN_COVERAGE})",
     )  # fmt: skip
     gate.add_argument(
-        "--min-confidence", type=float, default=DEFAULT_MIN_CONFIDENCE,
-        help="verdicts below this confidence count as needs_review",
+        "--min-confidence", type=float, default=None,
+        help="verdicts below this confidence count as needs_review "
+        f"(default {DEFAULT_MIN_CONFIDENCE})",
     )  # fmt: skip
+    gate.add_argument(
+        "--baseline", type=Path, default=None, metavar="FILE",
+        help="fail only on findings and verdicts this baseline does not hold (also "
+        "`baseline` in the configuration)",
+    )  # fmt: skip
+    gate.add_argument(
+        "--write-baseline", type=Path, default=None, metavar="FILE",
+        help="write every finding and problem verdict of this run to FILE (then exit as if "
+        "checked against it)",
+    )  # fmt: skip
+    rules = parser.add_argument_group("rules")
+    rules.add_argument(
+        "--disable", action="append", default=[], metavar="RULE",
+        help="turn a rule off (code or slug, e.g. quote-verified; repeatable)",
+    )  # fmt: skip
+    rules.add_argument(
+        "--severity", action="append", default=[], metavar="RULE=LEVEL",
+        help=f"re-level a rule: LEVEL is {', '.join(SEVERITIES)} (repeatable)",
+    )  # fmt: skip
+    rules.add_argument(
+        "--config", type=Path, default=None, metavar="FILE",
+        help=f"read this configuration (a {_project.CONFIG_FILE}, or a {_project.PYPROJECT_FILE} "
+        f"with [tool.{_project.TOOL_TABLE}]) instead of the one found next to the thesis, up to "
+        "the repository root, or in the current directory",
+    )  # fmt: skip
+    rules.add_argument("--no-config", action="store_true", help="ignore configuration files")
     where = parser.add_argument_group("where to run")
     where.add_argument(
         "--api", default=None, help=f"a deployed API's URL (default ${API_URL_ENV}); else local"
@@ -214,18 +259,59 @@ def _plan(args: argparse.Namespace, scratch: Path) -> CheckPlan:
         outputs = plan_outputs(args.formats, args.output)
     except OutputError as exc:
         raise UsageError(str(exc)) from None
-    policy = ExitPolicy(
-        fail_on=tuple(g.strip() for g in args.fail_on.split(",") if g.strip()),
-        min_coverage=args.min_coverage,
-        min_confidence=args.min_confidence,
-    )
+    config = _configuration(args)
     try:
+        fail_on = parse_fail_on(args.fail_on) if args.fail_on is not None else config.fail_on
+        policy = ExitPolicy(
+            fail_on=fail_on or DEFAULT,
+            min_coverage=_first(args.min_coverage, config.min_coverage, DEFAULT_MIN_COVERAGE),
+            min_confidence=_first(
+                args.min_confidence, config.min_confidence, DEFAULT_MIN_CONFIDENCE
+            ),
+        )
         policy.validate()
+        flags = _project.parse_overrides(args.disable, args.severity, "--disable/--severity")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.api and args.database_url:
         raise UsageError("--api uses a deployed instance; --database-url runs locally: pick one")
-    return CheckPlan(thesis, sources, outputs, policy, args.timeout, libraries, args.open_access)
+    baseline = None
+    baseline_path = args.baseline or config.baseline
+    if baseline_path is not None and args.write_baseline is None:
+        try:
+            baseline = read_baseline(baseline_path)
+        except BaselineError as exc:
+            raise UsageError(str(exc)) from None
+    return CheckPlan(
+        thesis, sources, outputs, policy, args.timeout, libraries, args.open_access,
+        thesis_arg=args.thesis,
+        overrides=config.overrides.then(flags),
+        baseline=baseline,
+        write_baseline=args.write_baseline,
+        config_path=config.path,
+    )  # fmt: skip
+
+
+def _first(*values: float | None) -> float:
+    return next(v for v in values if v is not None)
+
+
+def _configuration(args: argparse.Namespace) -> _project.ProjectConfig:
+    """The project's configuration file: --config, else the one found, else none."""
+    if args.no_config:
+        if args.config is not None:
+            raise UsageError("--config names a configuration file; --no-config ignores them")
+        return _project.ProjectConfig()
+    path = args.config
+    if path is not None and not path.is_file():
+        raise UsageError(f"{path}: no such configuration file")
+    path = path or _project.discover(args.thesis)
+    if path is None:
+        return _project.ProjectConfig()
+    try:
+        return _project.load(path)
+    except _project.ConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 class _Interrupted(BaseException):
@@ -331,6 +417,10 @@ def _check(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
         raise ApiError(f"cannot reach the API: {exc}") from None
     session_id = client.create_session(plan.thesis.name)
     progress.message(f"signed in as {me['name']}; session {session_id}")
+    if plan.config_path is not None:
+        progress.message(f"configuration: {plan.config_path}")
+    if plan.baseline is not None:
+        progress.message(f"baseline: {plan.baseline.path} ({plan.baseline.total} entries)")
     if plan.open_access is not None:
         switched = client.set_open_access(plan.open_access)
         progress.message(_open_access_status(switched))
@@ -352,31 +442,59 @@ def _check(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
     progress.finish()
     if status["status"] != "completed":
         raise ApiError(f"run {run_id} {status['status']}: {status.get('message') or ''}")
-    report = client.report(run_id)
-    outcome = decide(report, plan.policy)
+    report = plan.overrides.apply(client.report(run_id, plan.overrides.query_params()))
+    baseline = plan.baseline
+    outcome = decide(report, plan.policy, baseline)
+    if plan.write_baseline is not None:
+        written = write_baseline(plan.write_baseline, outcome.items, plan.thesis.name, version())
+        progress.message(f"baseline: wrote {written} finding(s) and verdict(s) to "
+                         f"{plan.write_baseline}")  # fmt: skip
+        # The run is then judged against what it just wrote (exit 0 unless nothing could be
+        # examined); reading it back also proves the file.
+        baseline = read_baseline(plan.write_baseline)
+        outcome = decide(report, plan.policy, baseline)
     to_stdout = any(o.path is None for o in plan.outputs)
     summary_stream = sys.stderr if to_stdout else sys.stdout
-    _write_outputs(client, run_id, report, outcome, plan)
-    _print_summary(report, outcome, plan, summary_stream)
+    covered = _coverage(report, plan)
+    _write_outputs(client, run_id, report, outcome, plan, covered)
+    print_summary(
+        report, outcome, plan.policy, covered,
+        lambda line: print(line, file=summary_stream),
+        [o.path.resolve() for o in plan.outputs if o.path is not None],
+        plan.config_path,
+    )  # fmt: skip
     return outcome.exit_code
 
 
+def _coverage(report: dict, plan: CheckPlan) -> dict:
+    citations = report["citations"]
+    return coverage(citations, [citation_label(c, plan.policy) for c in citations])
+
+
+def _configuration_json(plan: CheckPlan) -> dict:
+    return {
+        "file": str(plan.config_path) if plan.config_path else None,
+        **plan.overrides.as_json(),
+    }
+
+
 def _write_outputs(
-    client: ApiClient, run_id: str, report: dict, outcome: Outcome, plan: CheckPlan
-) -> None:
+    client: ApiClient, run_id: str, report: dict, outcome: Outcome, plan: CheckPlan,
+    covered: dict,
+) -> None:  # fmt: skip
     effective = [plan.policy.effective_label(c["verdict"]) for c in report["citations"]]
-    covered = coverage(report["citations"])
     for output in plan.outputs:
         if output.format in API_RENDERED_FORMATS:
-            text = client.rendered_report(run_id, output.format)
+            text = client.rendered_report(run_id, output.format, plan.overrides.query_params())
         elif output.format == "json":
-            text = to_json(report, covered, outcome.as_json(plan.policy))
+            text = to_json(report, covered, outcome.as_json(plan.policy),
+                           _configuration_json(plan))  # fmt: skip
         elif output.format == "csv":
             text = to_csv(report, effective)
         else:
             sarif = to_sarif(
-                report, plan.thesis, effective, fail_on_labels(plan.policy.fail_on),
-                version(), covered,
+                outcome, plan.policy.fail_on, plan.thesis_arg or plan.thesis, version(),
+                covered, plan.overrides.as_json(),
             )  # fmt: skip
             text = json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
         if output.path is None:
@@ -385,36 +503,3 @@ def _write_outputs(
         else:
             output.path.parent.mkdir(parents=True, exist_ok=True)
             output.path.write_text(text, encoding="utf-8")
-
-
-def _print_summary(report: dict, outcome: Outcome, plan: CheckPlan, stream: IO[str]) -> None:
-    def say(line: str = "") -> None:
-        print(line, file=stream)
-
-    counts = report["summary"]["counts"]
-    width = max([len(label) for label in counts] + [10])
-    say(f"\n{report['thesis']['title'] or report['thesis']['filename']}")
-    say(f"{'verdict':<{width}}  citations")
-    say(f"{'-' * width}  ---------")
-    for label, n in counts.items():
-        if n:
-            say(f"{label:<{width}}  {n:>9}")
-    say(f"{'total':<{width}}  {report['summary']['total']:>9}")
-    problems = set(outcome.problems)
-    listed = [c for c in report["citations"] if c["ordinal"] in problems]
-    if listed:
-        say(f"\nneeds attention (--fail-on {','.join(plan.policy.fail_on)}):")
-        for c in listed:
-            label = plan.policy.effective_label(c["verdict"]) or "-"
-            claim = " ".join(c["claim"].split())
-            if len(claim) > SUMMARY_CLAIM_CHARS:
-                claim = claim[: SUMMARY_CLAIM_CHARS - 1] + "…"
-            page = f"p.{c['page']} " if c["page"] is not None else ""
-            say(f"  {label:<17} {c['marker']:<12} {page}{claim}")
-    if outcome.reason:
-        say(f"\nnothing could be checked: {outcome.reason}")
-    elif not listed:
-        say(f"\nno citation falls in --fail-on {','.join(plan.policy.fail_on)}")
-    written = [str(o.path.resolve()) for o in plan.outputs if o.path is not None]
-    if written:
-        say(f"\nreport: {written[0]}" + "".join(f"\n        {p}" for p in written[1:]))

@@ -31,6 +31,9 @@ FROM_THESIS: Final = "thesis"  # the thesis's text
 # "retraction-watch"): the producer that asked them writes the name.
 
 FINGERPRINT_CHARS: Final = 16
+# Bump when `fingerprint` changes what it hashes or how: a baseline written under another
+# version is refused as stale (`citeproof check --baseline`) instead of matching nothing.
+FINGERPRINT_VERSION: Final = 1
 
 
 class Evidence(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -85,6 +88,12 @@ class Finding(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 def rule_for(name: str) -> Rule:
     """A rule by its code ("CP101", any case) or slug ("quote-not-found"); KeyError otherwise."""
     return RULES_BY_CODE.get(name.upper()) or RULES_BY_SLUG[name.lower()]
+
+
+def rule_anchor(rule: Rule) -> str:
+    """The rule's anchor in docs/rules.md, whose heading for it is `## CP101 quote-not-found`
+    (GitHub's anchor for that heading): SARIF's helpUri and the reports link there."""
+    return f"{rule.code.lower()}-{rule.slug}"
 
 
 def severity_rank(severity: str) -> int:
