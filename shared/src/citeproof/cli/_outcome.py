@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 
 from citeproof.cli._baseline import Baseline, compare
 from citeproof.cli._failon import DEFAULT, FailOn
+from citeproof.contracts import findings as contract
 from citeproof.contracts.findings import fingerprint, severity_rank
 from citeproof.pipeline import (
     BANDS,
@@ -84,12 +85,12 @@ class ExitPolicy:
 
 
 def citation_subject(citation: dict) -> str:
-    """What a citation's fingerprints hash: the citing sentence and its marker."""
-    return f"{citation['claim']} {citation['marker']}"
+    """What a citation's fingerprints hash (the contract's definition, as the API uses it)."""
+    return contract.citation_subject(citation["claim"], citation["marker"])
 
 
 def entry_subject(entry: dict) -> str:
-    return entry.get("raw") or entry.get("title") or entry.get("label") or ""
+    return contract.entry_subject(entry.get("raw"), entry.get("label"))
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,18 @@ def normalise_for_fingerprint(text: str) -> str:
     return _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip().casefold()
 
 
+def citation_subject(claim: str, marker: str) -> str:
+    """What a citation's findings and verdict are about, for their fingerprints: the citing
+    sentence and its marker."""
+    return f"{claim} {marker}"
+
+
+def entry_subject(raw: str | None, label: str | None) -> str:
+    """What a reference-list entry's findings are about: the entry as written (its label when
+    the list gave no text)."""
+    return raw or label or ""
+
+
 def fingerprint(rule_or_label: str, subject: str, key: str = "") -> str:
     """A finding's (or a verdict's) identity across runs: the rule code or verdict label, the
     subject (citing sentence + marker, or the entry's text) and the finding's own key, each
