@@ -27,6 +27,9 @@ LINK_ATTACHMENT: Final = "attachment"
 # A PDF the optional open-access lookup fetched for the reference's DOI.
 LINK_OPEN_ACCESS: Final = "open_access"
 LINK_NONE: Final = "none"
+# `documents.detected_type` of a LaTeX thesis: its references are the project's .bib entries,
+# which BibTeX prints only when cited, so an uncited one is no entry of the printed list.
+LATEX_TYPE: Final = "latex"
 
 
 class Reference(msgspec.Struct, frozen=True, kw_only=True):
@@ -51,6 +54,18 @@ class Reference(msgspec.Struct, frozen=True, kw_only=True):
     attachments: list[str] = []
     char_start: int
     char_end: int
+
+
+class CitedWork(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """What one item of a marker names, as printed: a number ("[14]"), or surnames, year and
+    suffix ("Smith et al., 2020b"). Kept for unlinked citations too, so planning can say why no
+    entry matches (a suffix the list lacks, a number beyond the list)."""
+
+    number: int | None = None
+    names: list[str] = []
+    et_al: bool = False
+    year: int | None = None
+    year_suffix: str | None = None
 
 
 class Citation(msgspec.Struct, frozen=True, kw_only=True):
@@ -85,6 +100,9 @@ class Citation(msgspec.Struct, frozen=True, kw_only=True):
     # Theses written in LaTeX: the project file and 1-based line of the citing command.
     source_file: str | None = None
     source_line: int | None = None
+    # What the marker item names (None: a note number, an explicit key, rows written before it
+    # existed).
+    cited: CitedWork | None = None
 
 
 class ThesisAnalysis(msgspec.Struct, frozen=True, kw_only=True):

@@ -39,8 +39,9 @@ _INSERT_CITATION = """
 INSERT INTO citations (document_id, ordinal, reference_id, reference_label, marker_text,
                        marker_start, marker_end, claim_text, claim_start, claim_end,
                        context_text, page, pinpoint, candidate_labels, source_file,
-                       source_line, claim_checked)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                       source_line, claim_checked, cited)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+        $18::jsonb)
 """
 
 
@@ -141,6 +142,7 @@ async def store_analysis(
                 c.source_file,
                 c.source_line,
                 c.claim_checked,
+                None if c.cited is None else _json(c.cited),
             )
             for c in analysis.citations
         ],

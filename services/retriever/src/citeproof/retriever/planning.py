@@ -11,19 +11,24 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any, Final
 from uuid import UUID
 
 import asyncpg
 import msgspec
 
+from citeproof.contracts.findings import Finding
 from citeproof.contracts.thesis import (
+    LATEX_TYPE,
     LINK_EXPLICIT,
     LINK_OPEN_ACCESS,
+    CitedWork,
     LinkResult,
     Reference,
     SourceMeta,
 )
+from citeproof.findings import PRODUCER_PLAN, Found, replace_findings
 from citeproof.pipeline import (
     EVENTS_CHANNEL,
     NOT_CHECKABLE,
@@ -31,6 +36,7 @@ from citeproof.pipeline import (
     RETRIEVE_CHANNEL,
     SOURCE_MISSING,
     SOURCE_UNREADABLE,
+    WRONG_ATTACHMENT,
 )
 from citeproof.queue import TaskContext, TerminalOutcome, notify
 from citeproof.retriever.library import (
@@ -40,6 +46,7 @@ from citeproof.retriever.library import (
     load_library,
 )
 from citeproof.retriever.linking import assign_sources
+from citeproof.retriever.linking.attachment import attachment_findings
 from citeproof.retriever.linking.through_library import with_source
 from citeproof.retriever.open_access import (
     OpenAccessClient,
@@ -51,6 +58,11 @@ from citeproof.retriever.open_access import (
     wanted_references,
 )
 from citeproof.retriever.query import strip_markers, word_count
+from citeproof.retriever.reference_list import (
+    ListedCitation,
+    ListedEntry,
+    reference_list_findings,
+)
 from citeproof.retriever.settings import RetrieverSettings
 
 # Written on verdicts decided by the pipeline itself, not by a judge backend.
@@ -70,7 +82,7 @@ WHERE session_id = $1 AND thesis_document_id = $2
 
 # A source's first page helps the linker when the PDF has no usable metadata.
 SELECT_DOCUMENTS = """
-SELECT id, kind, state, error_code, title, authors, year, doi, filename,
+SELECT id, kind, state, error_code, title, authors, year, doi, filename, detected_type,
        left(text_content, CASE WHEN cardinality(page_starts) > 1 THEN page_starts[2]
                                ELSE $3 END) AS first_page_text
 FROM documents
@@ -84,8 +96,8 @@ FROM "references" WHERE document_id = $1 ORDER BY ordinal
 """
 
 SELECT_CITATIONS = """
-SELECT id, reference_id, claim_text, claim_checked, claim_start, marker_start, marker_end,
-       candidate_labels
+SELECT id, reference_id, claim_text, claim_checked, claim_start, marker_text, marker_start,
+       marker_end, candidate_labels, cited
 FROM citations WHERE document_id = $1 ORDER BY ordinal
 """
 
@@ -133,7 +145,18 @@ RATIONALE = {
     "override_none": "This reference was marked as having no uploaded source.",
     "unreadable": "The matching source could not be parsed ({error}).",
     "no_claim": "The citing sentence has no checkable claim once its markers are removed.",
+    "wrong_attachment": (
+        "The file linked to this reference is another work ({title}; finding {code}), so the "
+        "claim was not checked against it. Attach the right PDF."
+    ),
 }
+
+
+class VerificationQueuer(Protocol):
+    """Queues reference verification for a run in the fan-out transaction (the verify stage's
+    `VerificationQueue`; ADR 0022); True when it did."""
+
+    async def queue(self, conn: asyncpg.Connection, run: Any) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -144,6 +167,8 @@ class Plan:
     tasks: list[tuple[int, UUID]]
     verdicts: list[tuple[int, str, str]]
     citations_total: int
+    # The planner's findings (attachments, the reference list), replacing its earlier ones.
+    findings: list[Found] = dataclass_field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -251,6 +276,17 @@ def decide(
             through_library[reference_id] = decision = with_source(decision, link)
             link = decision.link
         links[reference_id] = link
+    attachments = _attachment_findings(references, links, documents)
+    # A file that is another work is no evidence for the entry's citations: they are not sent to
+    # retrieval and the judge (ADR 0023) - unless the user linked that file to the entry
+    # explicitly, which is their call; the finding is reported either way.
+    wrong_attachments = {
+        found.reference_id: found.finding
+        for found in attachments
+        if found.finding.rule == WRONG_ATTACHMENT.code
+        and found.reference_id is not None
+        and links[found.reference_id].method != LINK_EXPLICIT
+    }
     weak_matches = {ref: d.candidates for ref, d in through_library.items() if d.candidates}
     unmatched_files = {ref: d for ref, d in through_library.items() if d.missing_attachments}
     overridden_to_none = {
@@ -280,6 +316,12 @@ def decide(
         elif document is None:
             reason = "override_none" if c["reference_id"] in overridden_to_none else "no_source"
             verdicts.append((c["id"], SOURCE_MISSING, RATIONALE[reason]))
+        elif c["reference_id"] in wrong_attachments:
+            title = wrong_attachments[c["reference_id"]].found or "another title"
+            rationale = RATIONALE["wrong_attachment"].format(
+                title=f"“{title}”", code=WRONG_ATTACHMENT.code
+            )
+            verdicts.append((c["id"], SOURCE_MISSING, rationale))
         elif document["state"] != "parsed":
             error = document["error_code"] or "unknown error"
             rationale = RATIONALE["unreadable"].format(error=error)
@@ -290,12 +332,61 @@ def decide(
             tasks.append((c["id"], document["id"]))
     if fetched is not None:
         verdicts = annotate_missing(verdicts, citations, fetched)
+    thesis = next((d for d in documents.values() if d["kind"] == "thesis"), None)
+    printed_list = thesis is None or thesis["detected_type"] != LATEX_TYPE
     return Plan(
         links=[(ref, link.document_id, link.score, link.method) for ref, link in links.items()],
         tasks=tasks,
         verdicts=verdicts,
         citations_total=len(citations),
+        findings=attachments + _list_findings(references, citations, printed_list),
     )
+
+
+def _attachment_findings(
+    references: list[asyncpg.Record],
+    links: dict[int, LinkResult],
+    documents: dict[UUID, asyncpg.Record],
+) -> list[Found]:
+    """CP311/CP312 for every entry linked to a parsed source (attachments.py)."""
+    found: list[Found] = []
+    for row in references:
+        link = links.get(row["id"])
+        document = documents.get(link.document_id) if link and link.document_id else None
+        if document is None or document["state"] != "parsed" or document["kind"] != "source":
+            continue
+        findings: list[Finding] = attachment_findings(
+            reference_from_row(row), source_meta_from_row(document)
+        )
+        found.extend(Found(finding, reference_id=row["id"]) for finding in findings)
+    return found
+
+
+def _cited_from_row(value: Any) -> CitedWork | None:
+    if value is None:
+        return None
+    if isinstance(value, str | bytes):
+        return msgspec.json.decode(value, type=CitedWork)
+    return msgspec.convert(value, CitedWork)
+
+
+def _list_findings(
+    references: list[asyncpg.Record], citations: list[asyncpg.Record], printed_list: bool
+) -> list[Found]:
+    """CP411-CP415 over the thesis's list and citations (reference_list.py)."""
+    entries = [ListedEntry(key=row["id"], reference=reference_from_row(row)) for row in references]
+    listed = [
+        ListedCitation(
+            key=c["id"],
+            entry=c["reference_id"],
+            marker=c["marker_text"],
+            claim=c["claim_text"],
+            cited=_cited_from_row(c["cited"]),
+            candidates=list(c["candidate_labels"] or []),
+        )
+        for c in citations
+    ]
+    return reference_list_findings(entries, listed, printed_list=printed_list)
 
 
 def _no_reference_rationale(citation: asyncpg.Record) -> str:
@@ -323,6 +414,10 @@ class Planner:
         self.settings = settings
         # The optional open-access lookup (ADR 0020): a client only where the server enables it.
         self.open_access = OpenAccessClient(settings) if settings.open_access_enabled else None
+        # Optional reference verification (ADR 0022), set by the service where the server
+        # enables it; queued before the run's status is written (a trigger then holds the run
+        # in `verifying` until the verify stage is done).
+        self.verification: VerificationQueuer | None = None
 
     async def __call__(self, ctx: TaskContext) -> None:
         run = ctx.row
@@ -446,6 +541,19 @@ class Planner:
                     await conn.execute(
                         INSERT_VERDICTS, run_id, ids, labels, rationales, PIPELINE_BACKEND
                     )
+            if plan is not None:
+                # Whole run: this transaction decides every planner finding of the run, so a
+                # planner that ran before (a retry, a lost lease) leaves nothing behind.
+                await replace_findings(
+                    conn,
+                    run_id=run_id,
+                    user_id=ctx.row["user_id"],
+                    producer=PRODUCER_PLAN,
+                    found=plan.findings,
+                    whole_run=True,
+                )
+            if plan is not None and self.verification is not None:
+                await self.verification.queue(conn, ctx.row)
             counts = plan.counts if plan is not None else {}
             await conn.execute(
                 UPDATE_RUN,

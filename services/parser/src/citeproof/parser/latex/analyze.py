@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from citeproof.contracts.thesis import Reference, ThesisAnalysis
+from citeproof.contracts.thesis import LATEX_TYPE, Reference, ThesisAnalysis
 from citeproof.library import LibraryEntry, LibraryFormatError, parse_library
 from citeproof.parser.errors import EMPTY_DOCUMENT, ParseFailure
 from citeproof.parser.latex.bibitems import bibitem_references
@@ -17,7 +17,6 @@ from citeproof.parser.metadata import DocumentMeta
 from citeproof.parser.parsed import ParsedDocument
 from citeproof.parser.settings import ParserSettings
 
-LATEX_TYPE = "latex"
 _LATEX_SUFFIXES = (".tex", ".ltx")
 _LATEX_SIGNALS = re.compile(rb"\\(?:documentclass|begin\s*\{document\}|section\*?\{|cite[pt]?\{)")
 _BIB_RESOURCES = re.compile(r"\\(?:bibliography|addbibresource)\s*(?:\[[^\]]*\])?\{([^}]+)\}")

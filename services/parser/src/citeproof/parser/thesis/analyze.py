@@ -11,6 +11,7 @@ from citeproof.contracts.thesis import (
     STYLE_AUTHOR_YEAR,
     STYLE_NUMERIC,
     Citation,
+    CitedWork,
     Reference,
     ThesisAnalysis,
 )
@@ -420,7 +421,9 @@ def analyze_thesis(
             for marker, resolutions in _note_markers(view.text, part, note_list):
                 markers_found += 1
                 numeric_markers += 1
-                for key, citation in _citations_of(marker, resolutions, claims, text, page_starts):
+                for key, citation in _citations_of(
+                    marker, resolutions, claims, text, page_starts, notes=True
+                ):
                     if key in seen_in_claim:
                         continue
                     seen_in_claim.add(key)
@@ -477,8 +480,10 @@ def _citations_of(
     claims: _Claims,
     text: str,
     page_starts: list[int],
+    notes: bool = False,
 ) -> list[tuple[tuple[int, str], Citation]]:
-    """One citation per cited item of ``marker``, keyed by (claim, reference) for de-duplication."""
+    """One citation per cited item of ``marker``, keyed by (claim, reference) for de-duplication.
+    ``notes``: the marker is a note number, which names a note, not an entry."""
     (claim_start, claim_end), context = claims.around(marker)
     original_claim = claims.view.original_span(claim_start, claim_end)
     original_marker = claims.view.original_span(marker.start, marker.end)
@@ -504,9 +509,20 @@ def _citations_of(
             pinpoint=item.pinpoint,
             reference_label=link.label if link is not None else None,
             candidates=[candidate.label for candidate in resolution.candidates],
+            cited=None if notes else _cited_work(item),
         )
         result.append((key, citation))
     return result
+
+
+def _cited_work(item: MarkerItem) -> CitedWork:
+    return CitedWork(
+        number=item.number,
+        names=list(item.names),
+        et_al=item.et_al,
+        year=None if item.undated else item.year,
+        year_suffix=item.year_suffix,
+    )
 
 
 def _with_checked_claims(citations: list[Citation]) -> list[Citation]:
