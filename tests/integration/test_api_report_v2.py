@@ -148,12 +148,24 @@ async def test_report_v2_findings_entries_ranks_bands_and_headline(pool, db_sett
     alice = await new_user(pool)
     async with api_client(db_settings) as client:
         ids, run_id, citation_ids, refs = await _seeded(client, pool, alice)
+        # The content rules ran on citation 0 (its retrieve task succeeded), not on 1 (failed).
+        for citation_id, state in ((citation_ids[0], "succeeded"), (citation_ids[1], "failed")):
+            await pool.execute(
+                "INSERT INTO retrieve_tasks (run_id, citation_id, user_id, source_document_id, "
+                "state) VALUES ($1, $2, $3, $4, $5)",
+                uuid.UUID(run_id),
+                citation_id,
+                alice.user_id,
+                uuid.UUID(ids["smith_id"]),
+                state,
+            )
         response = await client.get(f"/v1/runs/{run_id}/report", headers=alice.headers)
     assert response.status_code == 200, response.text
     report = response.json()
     _, _, subjects = await _ids(pool, ids)
     by_ordinal = {c["ordinal"]: c for c in report["citations"]}
     assert [c["ordinal"] for c in report["citations"]] == [0, 1, 2, 3]  # thesis order
+    assert [c["content_checked"] for c in report["citations"]] == [True, False, False, False]
 
     # A stored finding: the payload, its rule's names, resolved severity and fingerprint.
     (quote,) = by_ordinal[0]["findings"]

@@ -8,6 +8,7 @@ from typing import Final
 
 import msgspec
 
+from citeproof.contracts.findings import rule_anchor
 from citeproof.pipeline import (
     BAND_NAMES,
     BANDS,
@@ -87,11 +88,6 @@ class RuleCatalogue(msgspec.Struct, frozen=True):
     bands: list[BandInfo]  # worst first, then "not judged"
 
 
-def doc_anchor(code: str, slug: str) -> str:
-    """The heading anchor docs/rules.md gives a rule's entry (`## CP101 quote-not-found`)."""
-    return f"{RULES_DOC}#{code.lower()}-{slug}"
-
-
 def band_name(band: str | None) -> str:
     return BAND_NAMES.get(band or "", UNJUDGED_NAME)
 
@@ -112,7 +108,7 @@ def rule_catalogue() -> RuleCatalogue:
                 summary=rule.summary,
                 fix=rule.fix,
                 label=_LABEL_OF_RULE.get(rule.code),
-                doc=doc_anchor(rule.code, rule.slug),
+                doc=f"{RULES_DOC}#{rule_anchor(rule)}",
             )
             for rule in RULES
         ],

@@ -122,6 +122,9 @@ class ReportCitation(msgspec.Struct, frozen=True):
     source_line: int | None = None
     # The reference-list entry the marker names (`entries[].reference_id`), null when none.
     reference_id: int | None = None
+    # True when the run's retrieve task for this citation succeeded: the quotation, number and
+    # page rules ran on it (the CLI's --min-coverage counts it as examined).
+    content_checked: bool = False
     # Worst severity first.
     findings: list[ReportFinding] = []
     risk: ReportRisk | None = None

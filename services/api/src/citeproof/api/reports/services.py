@@ -51,6 +51,9 @@ SELECT c.id AS citation_id, c.ordinal, c.marker_text, c.claim_text, c.context_te
           AND ol.reference_id <> l.reference_id) AS shared_with,
        v.label, v.confidence, v.rationale, v.quote, v.quote_page, v.backend, v.model,
        v.downgrade_reason, v.problem_probability, v.band,
+       EXISTS (SELECT 1 FROM retrieve_tasks t
+               WHERE t.run_id = $1 AND t.citation_id = c.id AND t.state = 'succeeded')
+         AS content_checked,
        (SELECT coalesce(json_agg(json_build_object('label', cr.label, 'raw', cr.raw,
                                                    'title', cr.title)
                                  ORDER BY array_position(c.candidate_labels, cr.label)), '[]')
@@ -140,6 +143,7 @@ def _citation(row: asyncpg.Record) -> ReportCitation:
         source_file=row["source_file"],
         source_line=row["source_line"],
         reference_id=row["reference_id"],
+        content_checked=row["content_checked"],
     )
 
 
