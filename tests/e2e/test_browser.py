@@ -193,6 +193,16 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     assert set(labels) <= set(VERDICT_LABELS), f"cards without a verdict: {labels}"
     summary_total = page.locator(".summary-tile .n").first.inner_text()
     assert int(summary_total) == total
+    # The headline, a tile per band (and the unjudged), a band on every card, most doubtful
+    # first: a card with an error or warning finding never follows one without.
+    assert page.locator("#headline").inner_text().strip()
+    assert page.locator(".summary-tile[data-band]").count() == 4
+    assert page.locator("#citations .citation .band").count() == total
+    severities = page.locator("#citations .citation").evaluate_all(
+        "cards => cards.map(c => c.dataset.severity)"
+    )
+    doubtful = [severity in ("error", "warning") for severity in severities]
+    assert doubtful == sorted(doubtful, reverse=True), severities
 
     # References without an uploaded source must read "Source missing" on their claim's card.
     for row in expected["sentences"]:
@@ -259,16 +269,21 @@ def test_upload_run_and_report_in_the_browser(page, ui_stack, demo_pdfs, expecte
     assert page.errors == [], f"JavaScript errors on the page: {page.errors}"
 
     # The standalone HTML report under the API's policy: its inline filter script (allowed by
-    # hash) runs — a click on a verdict card hides the other verdicts.
+    # hash) runs — a click on a band card (one that counts citations) hides the other bands.
     run_id = RUN_PAGE_URL.search(page.url).group(1)
     page.set_extra_http_headers({"Authorization": f"Bearer {token}"})
     page.goto(f"{base_url}/v1/runs/{run_id}/report?format=html")
     page.wait_for_selector("article.citation")
-    page.click(".card[data-filter]:not([data-filter=all])")
-    visible = page.locator("article.citation:visible").evaluate_all(
-        "items => items.map(i => i.dataset.label)"
+    band_card = next(
+        card
+        for card in page.locator(".card.band-card").all()
+        if int(card.locator("b").inner_text()) > 0
     )
-    chosen = page.get_attribute(".card.active", "data-filter")
+    chosen = band_card.get_attribute("data-filter").split(":", 1)[1]
+    band_card.click()
+    visible = page.locator("article.citation:visible").evaluate_all(
+        "items => items.map(i => i.dataset.band)"
+    )
     assert visible and set(visible) == {chosen}
     assert page.csp_violations == [], f"Content-Security-Policy violations: {page.csp_violations}"
 

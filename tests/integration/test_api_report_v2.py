@@ -420,3 +420,18 @@ async def test_rules_are_served_without_a_token_from_the_registry(db_settings):
     assert [s["severity"] for s in catalogue["severities"]] == list(SEVERITIES)
     assert [b["band"] for b in catalogue["bands"]] == [*BANDS, UNJUDGED]
     assert all(b["name"] and b["description"] for b in catalogue["bands"])
+
+
+async def test_the_web_ui_assets_that_render_findings_are_served(db_settings):
+    async with api_client(db_settings) as client:
+        for name in ("report.js", "labels.js", "app.css"):
+            response = await client.get(f"/static/{name}")
+            assert response.status_code == 200, name
+            kind = "text/css" if name.endswith(".css") else "javascript"
+            assert kind in response.headers["content-type"], (name, response.headers)
+        report_js = (await client.get("/static/report.js")).text
+        labels_js = (await client.get("/static/labels.js")).text
+    # The report view renders findings, bands and the reference list from the report JSON.
+    for needle in ("findingBlock", "bandBadge", "entriesSection", "problemsList", "risk?.rank"):
+        assert needle in report_js, needle
+    assert 'fetch("/rules"' in labels_js

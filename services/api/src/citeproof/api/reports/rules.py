@@ -8,6 +8,7 @@ from typing import Final
 
 import msgspec
 
+from citeproof.api.reports.view import ORIGIN_NAMES
 from citeproof.contracts.findings import rule_anchor
 from citeproof.pipeline import (
     BAND_NAMES,
@@ -86,6 +87,8 @@ class RuleCatalogue(msgspec.Struct, frozen=True):
     rules: list[RuleInfo]  # in code order
     severities: list[SeverityInfo]  # worst first
     bands: list[BandInfo]  # worst first, then "not judged"
+    # Evidence origin -> a person's name for it ("reference-list" -> "Reference list").
+    origins: dict[str, str]
 
 
 def band_name(band: str | None) -> str:
@@ -140,4 +143,5 @@ def rule_catalogue() -> RuleCatalogue:
                 background=UNJUDGED_COLOURS[1],
             )
         ],
+        origins=dict(ORIGIN_NAMES),
     )

@@ -1,8 +1,20 @@
-// The verification report: summary, verdict filters and one card per citation.
+// The verification report: the headline, band and severity tiles, the problems found, filters,
+// one card per citation (most doubtful first, each finding with its evidence) and the reference
+// list's findings.
 
 import { api } from "./api.js";
-import { formatDate, h, mount, saveResponse, toast } from "./dom.js";
-import { LABEL_COLOURS, LABEL_ORDER, LABELS, labelName } from "./labels.js";
+import { formatDate, h, mount, plural, saveResponse, toast } from "./dom.js";
+import {
+  BANDS,
+  LABEL_COLOURS,
+  LABEL_ORDER,
+  LABELS,
+  labelName,
+  labelOfFindings,
+  originName,
+  RULES,
+  SEVERITIES,
+} from "./labels.js";
 import { sourcePicker } from "./overrides.js";
 
 const DOWNLOADS = [
@@ -18,6 +30,103 @@ export function verdictBadge(label) {
     { class: `badge badge-${key}`, title: LABELS[key]?.help || "", dataset: { label: key } },
     labelName(label)
   );
+}
+
+// The label a citation shows: its verdict's, or the label its finding stands for (a missing
+// source is reported once, as its rule's finding, with no verdict).
+function citationLabel(citation) {
+  return citation.verdict?.label || labelOfFindings(citation.findings) || null;
+}
+
+function severityInfo(severity) {
+  return SEVERITIES.find((entry) => entry.severity === severity) || { name: severity };
+}
+
+// The last band of the catalogue is the one for citations no judge placed.
+function bandInfo(band) {
+  return BANDS.find((entry) => entry.band === band) || BANDS[BANDS.length - 1] || { name: "" };
+}
+
+function coloured(info) {
+  return info.text_colour ? { color: info.text_colour, background: info.background } : {};
+}
+
+function severityBadge(severity) {
+  const info = severityInfo(severity);
+  return h(
+    "span",
+    { class: "sev", dataset: { severity }, style: coloured(info) },
+    info.name || severity
+  );
+}
+
+function bandBadge(risk) {
+  const band = risk?.band ?? null;
+  const info = bandInfo(band);
+  const probability = risk?.problem_probability;
+  return h(
+    "span",
+    {
+      class: "band",
+      dataset: { band: info.band || "" },
+      title: info.description || "",
+      style: coloured(info),
+    },
+    info.name,
+    typeof probability === "number" ? ` · ${probability.toFixed(2)}` : null
+  );
+}
+
+// One finding: rule, message, expected/found, differences and the evidence (URLs as text).
+export function findingBlock(finding) {
+  const rule = RULES[finding.rule] || {};
+  const parts = [
+    h(
+      "div",
+      { class: "finding-head" },
+      severityBadge(finding.severity),
+      h("span", { class: "mono finding-code", title: rule.summary || "" }, `${finding.rule} ${finding.slug}`),
+      h("b", {}, finding.name || rule.name || "")
+    ),
+    h("p", { class: "finding-message" }, finding.message),
+  ];
+  if (finding.expected != null || finding.found != null) {
+    parts.push(
+      h(
+        "p",
+        { class: "finding-sides" },
+        finding.expected != null ? [h("span", { class: "label" }, "Expected"), ` ${finding.expected} `] : null,
+        finding.found != null ? [h("span", { class: "label" }, "Found"), ` ${finding.found}`] : null
+      )
+    );
+  }
+  if ((finding.differences || []).length) {
+    parts.push(
+      h(
+        "table",
+        { class: "diffs" },
+        h("tr", {}, h("th", {}, "field"), h("th", {}, "the thesis has"), h("th", {}, "the other side has")),
+        finding.differences.map((d) => h("tr", {}, h("td", {}, d.field), h("td", {}, d.expected), h("td", {}, d.found)))
+      )
+    );
+  }
+  for (const evidence of finding.evidence || []) {
+    const where = [originName(evidence.origin)];
+    if (evidence.page != null) where.push(`p. ${evidence.page}`);
+    if (evidence.printed_page != null) where.push(`printed p. ${evidence.printed_page}`);
+    parts.push(
+      h(
+        "div",
+        { class: "finding-evidence" },
+        h("span", { class: "label" }, where.join(" · ")),
+        evidence.text != null ? h("blockquote", { class: "quote" }, evidence.text) : null,
+        // Shown, never linked: a URL from a document or an index is not followed from here.
+        evidence.url != null ? h("code", { class: "url" }, evidence.url) : null
+      )
+    );
+  }
+  if (rule.fix) parts.push(h("p", { class: "finding-fix" }, rule.fix));
+  return h("div", { class: "finding", dataset: { rule: finding.rule, severity: finding.severity } }, parts);
 }
 
 // The claim with its marker highlighted (the first occurrence of the marker text).
@@ -44,9 +153,10 @@ function confidence(value) {
 
 function citationCard(citation, context) {
   const verdict = citation.verdict || {};
-  const label = verdict.label || null;
+  const label = citationLabel(citation);
   const source = citation.source;
   const reference = citation.reference || {};
+  const findings = citation.findings || [];
   const evidence = [];
   if (verdict.quote) {
     evidence.push(
@@ -85,7 +195,12 @@ function citationCard(citation, context) {
     "article",
     {
       class: "card citation",
-      dataset: { label: label || "pending", citationId: citation.citation_id },
+      dataset: {
+        label: label || "pending",
+        band: citation.risk?.band || "",
+        severity: findings[0]?.severity || "",
+        citationId: citation.citation_id,
+      },
     },
     h(
       "div",
@@ -102,9 +217,11 @@ function citationCard(citation, context) {
       h(
         "div",
         { class: "verdict-side" },
+        bandBadge(citation.risk),
         verdictBadge(label),
         confidence(verdict.confidence)
       ),
+      findings.length ? h("div", { class: "findings" }, findings.map(findingBlock)) : null,
       h(
         "div",
         { class: "source-line" },
@@ -142,10 +259,17 @@ function healthBar(counts, total) {
 
 // `context`: {sessionId, thesisId, rerun} — enables correcting source links and re-running.
 export function renderReport(container, runId, report, context = {}) {
-  const citations = [...report.citations].sort((a, b) => a.ordinal - b.ordinal);
-  const counts = report.summary?.counts || {};
-  const total = report.summary?.total ?? citations.length;
+  // Most doubtful first (risk.rank; thesis order for a report without ranks).
+  const citations = [...report.citations].sort(
+    (a, b) => (a.risk?.rank ?? 0) - (b.risk?.rank ?? 0) || a.ordinal - b.ordinal
+  );
+  const summary = report.summary || {};
+  const counts = summary.counts || {};
+  const bandCounts = summary.bands || {};
+  const total = summary.total ?? citations.length;
   const present = LABEL_ORDER.filter((label) => counts[label]);
+  const entries = report.entries || [];
+  // {kind: "label" | "band" | "severity", value} or null for all.
   let filter = null;
   let query = "";
 
@@ -176,8 +300,14 @@ export function renderReport(container, runId, report, context = {}) {
     rerunBar.hidden = false;
   }
 
+  function valueOf(citation, kind) {
+    if (kind === "label") return citationLabel(citation) || "pending";
+    if (kind === "band") return citation.risk?.band || bandInfo(null).band;
+    return (citation.findings || []).some((f) => f.severity === filter.value) ? filter.value : "";
+  }
+
   function matches(citation) {
-    if (filter && (citation.verdict?.label || "pending") !== filter) return false;
+    if (filter && valueOf(citation, filter.kind) !== filter.value) return false;
     if (!query) return true;
     const haystack = [
       citation.claim,
@@ -192,8 +322,12 @@ export function renderReport(container, runId, report, context = {}) {
     return haystack.includes(query);
   }
 
-  function setFilter(label) {
-    filter = filter === label ? null : label;
+  function isActive(kind, value) {
+    return filter?.kind === kind && filter?.value === value;
+  }
+
+  function setFilter(kind, value) {
+    filter = kind === null || isActive(kind, value) ? null : { kind, value };
     draw();
   }
 
@@ -217,14 +351,21 @@ export function renderReport(container, runId, report, context = {}) {
         h(
           "button",
           {
-            class: `chip${filter === label ? " is-active" : ""}`,
+            class: `chip${isActive("label", label) ? " is-active" : ""}`,
             dataset: { filter: label },
-            onclick: () => setFilter(label),
+            onclick: () => setFilter("label", label),
           },
           labelName(label),
           h("span", { class: "count" }, counts[label])
         )
       )
+    );
+    // Every band is counted, zero included; then the citations with errors and warnings.
+    const findingCounts = Object.fromEntries(
+      SEVERITIES.slice(0, 2).map((s) => [
+        s.severity,
+        citations.filter((c) => (c.findings || []).some((f) => f.severity === s.severity)).length,
+      ])
     );
     mount(
       tiles,
@@ -232,19 +373,31 @@ export function renderReport(container, runId, report, context = {}) {
         "button",
         { class: "summary-tile", onclick: () => setFilter(null) },
         h("span", { class: "n" }, total),
-        h("span", { class: "t" }, "Citations checked")
+        h("span", { class: "t" }, "Citations")
       ),
-      present.map((label) =>
+      BANDS.map((band) =>
         h(
           "button",
           {
-            class: `summary-tile${filter === label ? " is-active" : ""}`,
-            dataset: { label },
-            title: LABELS[label]?.help,
-            onclick: () => setFilter(label),
+            class: `summary-tile${isActive("band", band.band) ? " is-active" : ""}`,
+            dataset: { band: band.band },
+            title: band.description,
+            onclick: () => setFilter("band", band.band),
           },
-          h("span", { class: "n" }, counts[label]),
-          h("span", { class: "t" }, labelName(label))
+          h("span", { class: "n", style: { color: band.background } }, bandCounts[band.band] ?? 0),
+          h("span", { class: "t" }, band.name)
+        )
+      ),
+      SEVERITIES.slice(0, 2).map((severity) =>
+        h(
+          "button",
+          {
+            class: `summary-tile${isActive("severity", severity.severity) ? " is-active" : ""}`,
+            dataset: { severity: severity.severity },
+            onclick: () => setFilter("severity", severity.severity),
+          },
+          h("span", { class: "n" }, findingCounts[severity.severity]),
+          h("span", { class: "t" }, `with ${severity.name.toLowerCase()}s`)
         )
       )
     );
@@ -308,12 +461,92 @@ export function renderReport(container, runId, report, context = {}) {
           )
         )
       ),
+      summary.headline ? h("p", { class: "headline", id: "headline" }, summary.headline) : null,
       tiles,
       total ? healthBar(counts, total) : null
     ),
+    problemsList(report),
     h("div", { class: "filters" }, chips, search),
     rerunBar,
-    list
+    list,
+    entriesSection(entries)
   );
   draw();
+}
+
+// Every error and warning, errors first: the first screen shows what to act on, including the
+// reference list's (a wrong attachment). A finding at a citation and its entry is listed once.
+function problemsList(report) {
+  const rows = [];
+  const seen = new Set();
+  const ordered = [...report.citations].sort((a, b) => (a.risk?.rank ?? 0) - (b.risk?.rank ?? 0));
+  for (const citation of ordered) {
+    for (const finding of citation.findings || []) {
+      seen.add(`${finding.rule}/${finding.fingerprint}`);
+      rows.push([finding, `#${citation.ordinal} ${citation.marker}`]);
+    }
+  }
+  for (const entry of report.entries || []) {
+    for (const finding of entry.findings || []) {
+      if (!seen.has(`${finding.rule}/${finding.fingerprint}`)) {
+        rows.push([finding, `reference [${entry.label ?? "?"}]`]);
+      }
+    }
+  }
+  const rank = (severity) => SEVERITIES.findIndex((s) => s.severity === severity);
+  const problems = rows
+    .filter(([finding]) => rank(finding.severity) >= 0 && rank(finding.severity) < 2)
+    .sort(([a], [b]) => rank(a.severity) - rank(b.severity));
+  if (!problems.length) return null;
+  return h(
+    "section",
+    { class: "card problems", id: "problems" },
+    h("h3", {}, `Problems found (${plural(problems.length, "finding")})`),
+    h(
+      "ol",
+      {},
+      problems.map(([finding, where]) =>
+        h(
+          "li",
+          { dataset: { rule: finding.rule } },
+          severityBadge(finding.severity),
+          " ",
+          h("span", { class: "mono" }, finding.rule),
+          " ",
+          h("b", {}, finding.name),
+          ` — ${where}: ${finding.message}`
+        )
+      )
+    )
+  );
+}
+
+// The reference list: entries with findings, each finding with its evidence.
+function entriesSection(entries) {
+  if (!entries.length) return null;
+  const flagged = entries.filter((entry) => (entry.findings || []).length);
+  return h(
+    "section",
+    { class: "card entries", id: "entries" },
+    h(
+      "h3",
+      {},
+      `Reference list: ${plural(entries.length, "entry", "entries")}, ${flagged.length} with findings`
+    ),
+    flagged.map((entry) =>
+      h(
+        "article",
+        { class: "entry", dataset: { referenceId: entry.reference_id } },
+        h(
+          "div",
+          { class: "citation-meta" },
+          h("span", { class: "pill mono" }, `[${entry.label ?? "?"}]`),
+          h("span", {}, `cited ${plural((entry.cited_by || []).length, "time")}`),
+          entry.source ? h("span", {}, `linked to ${entry.source.title || entry.source.filename}`) : null
+        ),
+        h("p", { class: "reference-raw" }, entry.raw || ""),
+        h("div", { class: "findings" }, entry.findings.map(findingBlock))
+      )
+    )
+  );
 }
