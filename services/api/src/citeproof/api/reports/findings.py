@@ -156,11 +156,6 @@ def worst_first(findings: Sequence[ReportFinding]) -> list[ReportFinding]:
     return sorted(findings, key=lambda f: (severity_rank(f.severity), f.rule))
 
 
-def citation_subject(claim: str, marker: str) -> str:
-    """What a citation finding is about, for its fingerprint (REPORT_SHAPE.md)."""
-    return f"{claim} {marker}"
-
-
 def label_finding(
     label: str | None,
     *,

@@ -13,7 +13,6 @@ from citeproof.api.reports import risk
 from citeproof.api.reports.findings import (
     DEFAULT_SETTINGS,
     RuleSettings,
-    citation_subject,
     label_finding,
     resolve,
     worst_first,
@@ -31,7 +30,7 @@ from citeproof.api.reports.schemas import (
     ReportVerdict,
 )
 from citeproof.api.runs.services import get_run_status
-from citeproof.contracts.findings import Finding
+from citeproof.contracts.findings import Finding, citation_subject, entry_subject
 from citeproof.findings import Found, findings_of_run
 from citeproof.pipeline import LABEL_FINDINGS, VERDICT_LABELS
 
@@ -167,7 +166,7 @@ def _with_findings(
 ) -> tuple[list[ReportCitation], list[ReportEntry]]:
     """Attach each stored finding to its citation and/or entry, resolved against the request's
     settings, and the pipeline labels that are findings once (synthesised from the verdict)."""
-    entry_subjects = {e.reference_id: e.raw or e.label or "" for e in entries}
+    entry_subjects = {e.reference_id: entry_subject(e.raw, e.label) for e in entries}
     # citation -> its findings, each with the entry it is also about (an entry's finding shown at
     # the citation that led to it), if any.
     by_citation: dict[int, list[tuple[Finding, int | None]]] = defaultdict(list)
