@@ -37,7 +37,7 @@ import httpx
 from citeproof.cli import _library, _project
 from citeproof.cli._api_client import API_RENDERED_FORMATS, ApiClient, ApiError
 from citeproof.cli._baseline import Baseline, BaselineError, read_baseline, write_baseline
-from citeproof.cli._failon import DEFAULT, accepted_sentence, parse_fail_on
+from citeproof.cli._failon import DEFAULT, accepted_names, parse_fail_on
 from citeproof.cli._local import LocalStack, default_data_dir
 from citeproof.cli._outcome import (
     DEFAULT_MIN_CONFIDENCE,
@@ -139,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     gate = parser.add_argument_group("exit code")
     gate.add_argument(
         "--fail-on", default=None, metavar="NAMES",
-        help=f"exit 1 on what these select. {accepted_sentence()} (default {DEFAULT.text})",
+        help=f"exit 1 on what these select, {accepted_names()} (default {DEFAULT.text})",
     )  # fmt: skip
     gate.add_argument(
         "--min-coverage", type=float, default=None,

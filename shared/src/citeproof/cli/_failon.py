@@ -31,15 +31,19 @@ def _at_or_worse(severity: str) -> frozenset[str]:
     return frozenset(SEVERITIES[: SEVERITIES.index(severity) + 1])
 
 
-def accepted_sentence() -> str:
-    """What `--fail-on` accepts, in one sentence (the usage error and the --help text)."""
+def accepted_names() -> str:
+    """What `--fail-on` accepts (the usage error and the --help text)."""
     return (
-        f"--fail-on takes a comma-separated list of: the verdict groups "
+        f"a comma-separated list of: the verdict groups "
         f"{', '.join(FAIL_ON_GROUPS)}; the judge's band {', '.join(FAIL_ON_BANDS)}; the "
         f"severities {' and '.join(FAIL_ON_SEVERITIES)} (findings at that level or worse); or "
         f"rule codes and slugs ({RULES[0].code}..{RULES[-1].code}, e.g. {RULES[0].code} or "
         f"{RULES[0].slug}; `citeproof rules` lists them)"
     )
+
+
+def accepted_sentence() -> str:
+    return f"--fail-on takes {accepted_names()}"
 
 
 @dataclass(frozen=True)
