@@ -91,6 +91,12 @@ class Citation(msgspec.Struct, frozen=True, kw_only=True):
     page: int | None
     # Pinpoint inside the cited work as printed ("p. 45", "pp. 3-5", "ch. 2"), if any.
     pinpoint: str | None = None
+    # The printed page labels the pinpoint names (`citeproof.text.pinpoints.pinpoint_pages`):
+    # ["45"], ["3", "4", "5"], ["xiv"]; empty when it names no page ("ch. 2") or there is none.
+    pinpoint_pages: list[str] = []
+    # The block quotation the marker closes (an indented paragraph after a colon, the marker
+    # after its last full stop), verbatim; None when the marker closes none.
+    block_quote: str | None = None
     # `Reference.label` of the cited entry; None when the marker names no entry of the list.
     reference_label: str | None = None
     # Unlinked citations only: labels of the entries the marker nearly named (same first author,

@@ -43,6 +43,10 @@ class FileFacts(msgspec.Struct, frozen=True):
     notes: dict[int, str] = {}
     # PDFs: per page, indexes of the lines that are notes at the foot of a column (`page_notes`).
     page_note_lines: list[list[int]] = []
+    # PDFs: the page number printed on each page (None where unknown) and the offset printed
+    # number - page index on the arabic-numbered pages (`page_labels`).
+    page_labels: list[str | None] = []
+    page_label_offset: int | None = None
 
 
 class LineBox(msgspec.Struct, frozen=True):

@@ -155,4 +155,6 @@ def parse_bytes(
         meta=meta,
         notes=notes,
         analysis=analysis,
+        page_labels=facts.page_labels if facts is not None else [],
+        page_label_offset=facts.page_label_offset if facts is not None else None,
     )

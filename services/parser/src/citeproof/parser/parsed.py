@@ -23,3 +23,7 @@ class ParsedDocument(msgspec.Struct, frozen=True):
     notes: list[str] = []
     # References and citing claims; only for documents uploaded as a thesis.
     analysis: ThesisAnalysis | None = None
+    # PDFs: the page number printed on each page (None where unknown) and the offset printed
+    # number - page index (`citeproof.parser.page_labels`); empty / None for other formats.
+    page_labels: list[str | None] = []
+    page_label_offset: int | None = None

@@ -18,6 +18,7 @@ from citeproof.parser.errors import (
     TOO_MANY_PAGES,
     ParseFailure,
 )
+from citeproof.parser.page_labels import detect_page_labels
 from citeproof.parser.page_notes import body_size, footnote_lines
 from citeproof.parser.reference_layout import reference_entry_starts
 from citeproof.parser.superscripts import with_superscripts
@@ -195,6 +196,17 @@ def _metadata(document: pdfium.PdfDocument) -> dict[str, str]:
     return {key: _clean(value).strip() for key, value in info.items() if value}
 
 
+def _pdf_page_labels(document: pdfium.PdfDocument) -> list[str]:
+    """The producer's page labels (/PageLabels), "" for pages without one."""
+    labels: list[str] = []
+    for index in range(len(document)):
+        try:
+            labels.append(document.get_page_label(index) or "")
+        except (pdfium.PdfiumError, UnicodeDecodeError):
+            labels.append("")
+    return labels
+
+
 def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
     """Lines of every page, the `LineBox`es of each page's top lines (parallel to its first
     lines), and the PDF facts. Raises ParseFailure for unusable PDFs."""
@@ -267,8 +279,11 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
             [None if index in set(notes) else box for index, box in enumerate(boxes)]
             for boxes, notes in zip(all_boxes, note_lines, strict=True)
         ]
+        printed = detect_page_labels(pages, _pdf_page_labels(document))
         facts = FileFacts(
             info=_metadata(document),
+            page_labels=printed.labels,
+            page_label_offset=printed.offset,
             first_page_lines=first_lines,
             reference_entry_starts=reference_entry_starts(pages, list_boxes, widths),
             page_note_lines=note_lines,

@@ -16,7 +16,8 @@ _UPDATE_DOCUMENT = """
 UPDATE documents
 SET state = 'parsed', error_code = NULL, error_detail = NULL, detected_type = $2,
     notes = notes || $3::jsonb, pages = $4, title = $5, authors = $6::jsonb, year = $7,
-    doi = $8, text_content = $9, page_starts = $10, parsed_at = now()
+    doi = $8, text_content = $9, page_starts = $10, page_labels = $11,
+    page_label_offset = $12, parsed_at = now()
 WHERE id = $1
 """
 
@@ -39,9 +40,9 @@ _INSERT_CITATION = """
 INSERT INTO citations (document_id, ordinal, reference_id, reference_label, marker_text,
                        marker_start, marker_end, claim_text, claim_start, claim_end,
                        context_text, page, pinpoint, candidate_labels, source_file,
-                       source_line, claim_checked, cited)
+                       source_line, claim_checked, cited, pinpoint_pages, block_quote)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-        $18::jsonb)
+        $18::jsonb, $19, $20)
 """
 
 
@@ -73,6 +74,8 @@ async def store_document(
         meta.doi,
         parsed.text,
         parsed.page_starts,
+        parsed.page_labels or None,
+        parsed.page_label_offset,
     )
     # A retry after a commit that reported failure to us must not duplicate rows.
     await conn.execute("DELETE FROM chunks WHERE document_id = $1", document_id)
@@ -143,6 +146,8 @@ async def store_analysis(
                 c.source_line,
                 c.claim_checked,
                 None if c.cited is None else _json(c.cited),
+                c.pinpoint_pages,
+                c.block_quote,
             )
             for c in analysis.citations
         ],

@@ -12,6 +12,8 @@ import bisect
 import msgspec
 
 from citeproof.contracts.thesis import Citation
+from citeproof.parser.block_quotes import block_quote_before
+from citeproof.text.pinpoints import pinpoint_pages
 from citeproof.text.sentences import sentence_index_at, split_sentences
 
 
@@ -63,6 +65,8 @@ def explicit_citations(
                     context_text=context,
                     page=_page(page_starts, marker.start),
                     pinpoint=marker.pinpoints.get(label),
+                    pinpoint_pages=pinpoint_pages(marker.pinpoints.get(label)),
+                    block_quote=block_quote_before(text, marker.start, marker.end),
                     reference_label=label,
                     source_file=marker.source_file,
                     source_line=marker.source_line,

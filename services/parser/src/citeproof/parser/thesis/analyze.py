@@ -15,6 +15,7 @@ from citeproof.contracts.thesis import (
     Reference,
     ThesisAnalysis,
 )
+from citeproof.parser.block_quotes import block_quote_before
 from citeproof.parser.thesis.markers import (
     Marker,
     MarkerItem,
@@ -37,6 +38,7 @@ from citeproof.parser.thesis.sections import (
 )
 from citeproof.parser.thesis.textview import TextView, build_view
 from citeproof.text.claims import checked_claim
+from citeproof.text.pinpoints import pinpoint_pages
 from citeproof.text.sentences import sentence_index_at, split_sentences
 
 # Without a reference list, numeric markers above this are more likely numbers than citations.
@@ -492,6 +494,7 @@ def _citations_of(
     marker_text = text[original_marker[0] : original_marker[1]]
     claim_text = text[original_claim[0] : original_claim[1]]
     page = _page_of(page_starts, original_marker[0])
+    block_quote = block_quote_before(text, original_marker[0], original_marker[1])
     result: list[tuple[tuple[int, str], Citation]] = []
     for item, resolution in zip(marker.items, resolutions, strict=True):
         link = resolution.reference
@@ -507,6 +510,8 @@ def _citations_of(
             context_text=context,
             page=page,
             pinpoint=item.pinpoint,
+            pinpoint_pages=pinpoint_pages(item.pinpoint),
+            block_quote=block_quote,
             reference_label=link.label if link is not None else None,
             candidates=[candidate.label for candidate in resolution.candidates],
             cited=None if notes else _cited_work(item),

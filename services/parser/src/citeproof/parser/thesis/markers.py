@@ -100,8 +100,10 @@ _YEAR_TOKEN = re.compile(
 )
 _PIN_IN_REST = re.compile(
     # Possessive: no run of spaces or numerals is tried split in two ways (linear).
-    r"^\s*+[,:]?+\s*+(?P<pin>(?:p|pp|pg|page|pages|ch|chap|chapter|sec|sect|section|§|fig|table|"
-    r"para|n|fn|col|vol)\.?\s*+[\dIVXLCivxlc]++(?:\s*+[" + _DASHES + r",]\s*+[\dIVXLCivxlc]++)*+|"
+    # "S. 3f." (German Seite, "and the next page"): the page forms of other languages too.
+    r"^\s*+[,:]?+\s*+(?P<pin>(?:p|pp|pg|page|pages|s|ss|ch|chap|chapter|sec|sect|section|§|fig|"
+    r"table|para|n|fn|col|vol)\.?\s*+[\dIVXLCivxlc]++(?:\s*+[" + _DASHES + r",]\s*+"
+    r"[\dIVXLCivxlc]++)*+(?:\s*+ff?\.)?+|"
     r"\d{1,4}(?:\s*[" + _DASHES + r"]\s*\d{1,4})?)\s*+$",
     re.IGNORECASE,
 )

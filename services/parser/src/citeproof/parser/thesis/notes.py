@@ -31,7 +31,10 @@ _NOTE_START = re.compile(r"^[ \t]*(\d{1,4})\.?[ \t]+(?=\S)", re.MULTILINE)
 _FIRST_NOTE = re.compile(r"(?:(?<![ \t])[ \t]++)?(\d{1,4})\.?[ \t]++(?=\S)")
 _IBID = re.compile(r"^\s*ibid\b\.?", re.IGNORECASE)
 # Possessive: the spaces around an optional full stop are read one way only (linear).
-_PINPOINT = re.compile(r",\s*+(?P<pin>\d{1,4}+(?:\s*+[-–]\s*+\d{1,4}+)?+)\s*+\.?+\s*+$")
+# "..., 14.", "..., 14–15.", "..., p. 14.", "..., pp. 14–15."
+_PINPOINT = re.compile(
+    r",\s*+(?P<pin>(?:pp?\.\s*+)?+\d{1,4}+(?:\s*+[-–]\s*+\d{1,4}+)?+)\s*+\.?+\s*+$"
+)
 # Words of an entry's title that must open the note's title (fewer if the title is shorter).
 TITLE_WORDS = 3
 # The surname is looked for among this many first words of a note part.
