@@ -93,3 +93,23 @@ def test_the_interpreter_paths_hold_the_prefixes_and_this_package():
 def test_the_summary_names_a_few_and_counts_the_rest():
     blocked = {f"/d{i}": {"x"} for i in range(5)}
     assert unreadable_summary(blocked) == "/d0, /d1, /d2 and 2 more"
+
+
+def test_a_module_whose_path_is_not_a_list_of_strings_is_skipped(monkeypatch):
+    """torch._classes answers every attribute with a namespace object that cannot be iterated
+    (the fresh-machine CI run imported it before this test and `interpreter_paths` raised)."""
+    import sys
+    import types
+
+    class Answers(types.ModuleType):
+        def __getattr__(self, name):
+            return object()
+
+    class Raises(types.ModuleType):
+        @property
+        def __path__(self):
+            raise RuntimeError("no path")
+
+    monkeypatch.setitem(sys.modules, "citeproof_test_answers", Answers("citeproof_test_answers"))
+    monkeypatch.setitem(sys.modules, "citeproof_test_raises", Raises("citeproof_test_raises"))
+    assert os.path.realpath(sys.base_prefix) in interpreter_paths()

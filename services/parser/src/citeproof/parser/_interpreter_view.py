@@ -53,9 +53,7 @@ def interpreter_paths() -> list[str]:
         file = getattr(module, "__file__", None)
         if isinstance(file, str):
             candidates.append(os.path.dirname(file))
-        for entry in getattr(module, "__path__", None) or ():
-            if isinstance(entry, str):
-                candidates.append(entry)
+        candidates += _package_path(module)
     for extra in ("NLTK_DATA",):
         if os.environ.get(extra):
             candidates += os.environ[extra].split(os.pathsep)
@@ -66,6 +64,16 @@ def interpreter_paths() -> list[str]:
         found.add(absolute)
         found.add(os.path.realpath(absolute))
     return sorted(found)
+
+
+def _package_path(module: object) -> list[str]:
+    """A package's search path. Some modules answer any attribute (torch's `_classes` returns
+    a namespace object for `__path__`): only a real iterable of strings counts."""
+    try:
+        entries = getattr(module, "__path__", None)
+        return [entry for entry in entries or () if isinstance(entry, str)]
+    except Exception:  # a module's __getattr__ or __iter__ may raise anything
+        return []
 
 
 def _may(info: os.stat_result, uid: int, gids: frozenset[int], bits: int) -> bool:
