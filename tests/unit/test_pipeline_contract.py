@@ -19,6 +19,7 @@ CHANNELS = (
     pipeline.PARSE_CHANNEL,
     pipeline.RETRIEVE_CHANNEL,
     pipeline.JUDGE_CHANNEL,
+    pipeline.VERIFY_CHANNEL,
     pipeline.EVENTS_CHANNEL,
     pipeline.TOKENS_CHANNEL,
 )

@@ -28,7 +28,7 @@ PLAN_STAGE: Final = "plan"
 RETRIEVE_STAGE: Final = "retrieve"
 JUDGE_STAGE: Final = "judge"
 # Looks a run's reference entries up in scholarly indexes, beside retrieval and judging
-# (ADR 0022); the run completes when both are done.
+# (ADR 0024); the run completes when both are done.
 VERIFY_STAGE: Final = "verify"
 # In pipeline order.
 STAGES: Final = (PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE, JUDGE_STAGE, VERIFY_STAGE)

@@ -22,7 +22,14 @@ from typing import Final
 import asyncpg
 import structlog
 
-from citeproof.pipeline import JUDGE_STAGE, PARSE_STAGE, PLAN_STAGE, RETRIEVE_STAGE, STAGE_TABLES
+from citeproof.pipeline import (
+    JUDGE_STAGE,
+    PARSE_STAGE,
+    PLAN_STAGE,
+    RETRIEVE_STAGE,
+    STAGE_TABLES,
+    VERIFY_STAGE,
+)
 
 log = structlog.get_logger("citeproof.db.roles")
 
@@ -93,6 +100,12 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
         "verdicts",
         "open_access_lookups",
         "open_access_documents",
+        # Reference verification (its stage runs in the retriever; ADR 0024).
+        STAGE_TABLES[VERIFY_STAGE],
+        "scholarly_lookups",
+        "reference_checks",
+        "retraction_notices",
+        "findings",
         *_REGISTRY,
     ),
     service_role("judge"): (

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 from uuid import UUID
 
 import asyncpg
@@ -154,7 +154,7 @@ RATIONALE = {
 
 class VerificationQueuer(Protocol):
     """Queues reference verification for a run in the fan-out transaction (the verify stage's
-    `VerificationQueue`; ADR 0022); True when it did."""
+    `VerificationQueue`; ADR 0024); True when it did."""
 
     async def queue(self, conn: asyncpg.Connection, run: Any) -> bool: ...
 
@@ -414,7 +414,7 @@ class Planner:
         self.settings = settings
         # The optional open-access lookup (ADR 0020): a client only where the server enables it.
         self.open_access = OpenAccessClient(settings) if settings.open_access_enabled else None
-        # Optional reference verification (ADR 0022), set by the service where the server
+        # Optional reference verification (ADR 0024), set by the service where the server
         # enables it; queued before the run's status is written (a trigger then holds the run
         # in `verifying` until the verify stage is done).
         self.verification: VerificationQueuer | None = None

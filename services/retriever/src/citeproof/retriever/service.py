@@ -20,6 +20,8 @@ from citeproof.pipeline import (
     RETRIEVE_CHANNEL,
     RETRIEVE_STAGE,
     STAGE_TABLES,
+    VERIFY_CHANNEL,
+    VERIFY_STAGE,
 )
 from citeproof.queue import Stage, TaskContext, notify
 from citeproof.retriever.cache import IndexCache
@@ -29,8 +31,10 @@ from citeproof.retriever.query import build_query, strip_markers
 from citeproof.retriever.retrieval import EvidencePassage, Retriever
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.settings import load
+from citeproof.retriever.verify.settings import VerifySettings
+from citeproof.retriever.verify.stage import VerificationQueue, VerifyStage
 from citeproof.verdicts import TERMINAL_RUN_STATUSES, failure_verdict_hook
-from citeproof.worker_service import WorkerService
+from citeproof.worker_service import StageDefaults, WorkerService
 
 RETRIEVER_BACKEND: Final = "retriever"
 
@@ -85,7 +89,15 @@ def configure_process(settings: RetrieverSettings) -> None:
 
 class RetrieverService(WorkerService):
     name = "retriever"
-    capabilities = ("plan", "retrieve")
+    capabilities = ("plan", "retrieve", VERIFY_STAGE)
+    stage_defaults = (
+        StageDefaults(
+            VERIFY_STAGE,
+            {"concurrency": 4},
+            "a verify task mostly waits for the indexes (their per-index gates, not the "
+            "stage's slots, bound the requests), so several runs are verified at once.",
+        ),
+    )
 
     def __init__(self, settings: RetrieverSettings | None = None, embed: EmbedFn | None = None):
         self.settings = settings or load(RetrieverSettings)
@@ -93,13 +105,20 @@ class RetrieverService(WorkerService):
         self.cache = IndexCache(budget, self.settings.cache_ttl_s)
         self.retriever = Retriever(self.settings, self.cache, embed or default_embed)
         self.planner = Planner(self.settings)
+        self.use_verification(load(VerifySettings))
         # A retrieval that can never succeed must not hold its run back.
         self.on_retrieve_terminal = failure_verdict_hook(
             "Retrieval failed for this citation", backend=RETRIEVER_BACKEND, before_judge=True
         )
 
     def stages(self) -> list[Stage]:
-        return [self.plan_stage, self.retrieve_stage]
+        return [self.plan_stage, self.retrieve_stage, self.verify_stage]
+
+    def use_verification(self, settings: VerifySettings) -> None:
+        """Reference verification (ADR 0024) with these settings: the stage always runs (it
+        idles on an empty table); the planner queues runs only where the server enables it."""
+        self.verifier = VerifyStage(settings)
+        self.planner.verification = VerificationQueue(settings) if settings.enabled else None
 
     async def warm_up(self, pool: asyncpg.Pool) -> None:
         configure_process(self.settings)
@@ -127,6 +146,18 @@ class RetrieverService(WorkerService):
             handler=self.retrieve,
             on_terminal=self.on_retrieve_terminal,
             fair_by_user=True,
+        )
+
+    @property
+    def verify_stage(self) -> Stage:
+        return Stage(
+            name=VERIFY_STAGE,
+            table=STAGE_TABLES[VERIFY_STAGE],
+            channel=VERIFY_CHANNEL,
+            handler=self.verifier,
+            on_terminal=self.verifier.on_terminal,
+            fair_by_user=True,
+            defaults=self.defaults_for(VERIFY_STAGE),
         )
 
     async def query_for(
