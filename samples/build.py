@@ -18,6 +18,9 @@ from citeproof.devkit.pdfgen.corpus import render_corpus
 SAMPLES_DIR = Path(__file__).resolve().parent
 DEFAULT_CORPUS = "demo"
 EXPECTED_FILE = "expected.json"
+# A corpus may come with the writer's reference-manager library (samples/demo-errors: one PDF
+# attached to the wrong entry); its `file` fields name the rendered PDFs.
+LIBRARY_FILE = "library.bib"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,12 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     rendered = render_corpus(corpus_dir, args.out_dir)
     if args.json:
         expected = corpus_dir / EXPECTED_FILE
+        library = corpus_dir / LIBRARY_FILE
         print(
             json.dumps(
                 {
                     "thesis": str(rendered.thesis),
                     "sources": [str(p) for p in rendered.sources],
                     "expected": str(expected) if expected.exists() else None,
+                    "library": str(library) if library.exists() else None,
                 }
             )
         )
