@@ -70,7 +70,7 @@ test-integration: setup ## integration tests only (real PostgreSQL)
 	$(PY) -m pytest -q tests/integration
 
 # The main job: the whole stack on the embedded defaults verifies the sample thesis.
-demo: setup ## start the stack on the embedded defaults and verify the sample thesis
+demo: setup ## citeproof check on the sample thesis, then on its copy with three seeded errors (exits 1 unless they are found)
 	$(PY) samples/demo.py
 
 # Regenerate the pins from the current venv (after adding a dependency).
