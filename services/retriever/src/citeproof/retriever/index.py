@@ -117,6 +117,9 @@ class DocumentIndex:
     # Sentence embeddings, filled per chunk on first need (row i = units[i]).
     unit_vectors: np.ndarray | None = None
     embedded_chunks: set[int] = field(default_factory=set)
+    # What other components derive from the same document and keep as long as this index (the
+    # content rules' `SourceText`), by name; counted in `size_bytes`, dropped with the entry.
+    derived: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -165,7 +168,13 @@ class DocumentIndex:
     @property
     def size_bytes(self) -> int:
         vectors = 0 if self.unit_vectors is None else self.unit_vectors.nbytes
-        return self.text_chars * 2 * _BYTES_PER_CHAR + self.token_count * _BYTES_PER_TOKEN + vectors
+        derived = sum(getattr(value, "size_bytes", 0) for value in self.derived.values())
+        return (
+            self.text_chars * 2 * _BYTES_PER_CHAR
+            + self.token_count * _BYTES_PER_TOKEN
+            + vectors
+            + derived
+        )
 
     def chunk_position(self) -> dict[int, int]:
         return {chunk_id: i for i, chunk_id in enumerate(self.chunk_ids)}

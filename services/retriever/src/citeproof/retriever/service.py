@@ -6,13 +6,16 @@ the document-index cache and the embedder — and builds the Stage definitions t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import asyncpg
 import numpy as np
 
+from citeproof.contracts.findings import Finding
 from citeproof.embeddings import get_embedder
 from citeproof.embeddings.base import aembed
+from citeproof.findings import PRODUCER_RETRIEVE, Found, replace_findings
 from citeproof.pipeline import (
     EVENTS_CHANNEL,
     JUDGE_CHANNEL,
@@ -25,6 +28,8 @@ from citeproof.pipeline import (
 )
 from citeproof.queue import Stage, TaskContext, notify
 from citeproof.retriever.cache import IndexCache
+from citeproof.retriever.content_check import citation_input, content_findings
+from citeproof.retriever.content_rules import ContentRulesConfig
 from citeproof.retriever.index import EmbedFn
 from citeproof.retriever.planning import Planner
 from citeproof.retriever.query import build_query, strip_markers
@@ -40,7 +45,7 @@ RETRIEVER_BACKEND: Final = "retriever"
 
 SELECT_CITATION = """
 SELECT c.claim_text, c.claim_checked, c.claim_start, c.claim_end, c.context_text, c.document_id,
-       r.status
+       c.marker_start, c.marker_end, c.pinpoint_pages, c.block_quote, r.status
 FROM citations c JOIN runs r ON r.id = $1
 WHERE c.id = $2
 """
@@ -105,6 +110,9 @@ class RetrieverService(WorkerService):
         self.cache = IndexCache(budget, self.settings.cache_ttl_s)
         self.retriever = Retriever(self.settings, self.cache, embed or default_embed)
         self.planner = Planner(self.settings)
+        self.content_rules = ContentRulesConfig(
+            number_not_in_source=self.settings.number_not_in_source
+        )
         self.use_verification(load(VerifySettings))
         # A retrieval that can never succeed must not hold its run back.
         self.on_retrieve_terminal = failure_verdict_hook(
@@ -193,15 +201,50 @@ class RetrieverService(WorkerService):
         passages = await self.retriever.retrieve(
             ctx.pool, task["user_id"], task["source_document_id"], query
         )
-        await self.hand_off(ctx, passages)
-        ctx.log.info("retrieve.done", passages=len(passages))
+        findings = await self.content_findings(ctx.pool, task, citation)
+        await self.hand_off(ctx, passages, findings)
+        ctx.log.info("retrieve.done", passages=len(passages), findings=len(findings))
 
-    async def hand_off(self, ctx: TaskContext, passages: list[EvidencePassage]) -> None:
-        """Complete the task, store its evidence and queue the judge — one transaction."""
+    async def content_findings(
+        self, pool: asyncpg.Pool, task: asyncpg.Record, citation: asyncpg.Record
+    ) -> list[Finding]:
+        """The content rules (quotations, numbers, pinpoint page) of this citation against its
+        linked source: every retrieve task runs them, so a retrieved citation is a checked one."""
+        markers = [
+            (r["start"], r["end"])
+            for r in await pool.fetch(
+                SELECT_CLAIM_MARKERS,
+                citation["document_id"],
+                citation["claim_start"],
+                citation["claim_end"],
+            )
+        ]
+        # A cache hit: retrieval has just built or used this index.
+        index = await self.retriever.index(pool, task["user_id"], task["source_document_id"])
+        findings = await content_findings(
+            pool, index, citation_input(citation, markers), self.content_rules
+        )
+        self.cache.enforce_budget()  # the source text now counts in the entry's size
+        return findings
+
+    async def hand_off(
+        self, ctx: TaskContext, passages: list[EvidencePassage], findings: Sequence[Finding] = ()
+    ) -> None:
+        """Complete the task, store its evidence and content findings and queue the judge —
+        one transaction."""
         run_id, citation_id = ctx.row["run_id"], ctx.row["citation_id"]
         async with ctx.complete() as conn:
             if await conn.fetchval(COUNT_RETRIEVED, run_id) is None:
                 return
+            # Replaces this task's earlier findings: a retried task stores one set.
+            await replace_findings(
+                conn,
+                run_id=run_id,
+                user_id=ctx.row["user_id"],
+                producer=PRODUCER_RETRIEVE,
+                found=[Found(finding, citation_id=citation_id) for finding in findings],
+                citation_ids=[citation_id],
+            )
             # Delete-then-insert: a retry after an unacknowledged commit writes the same rows.
             await conn.execute(DELETE_EVIDENCE, run_id, citation_id)
             await conn.executemany(

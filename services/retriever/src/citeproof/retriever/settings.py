@@ -145,6 +145,12 @@ class RetrieverSettings(Settings, frozen=True, kw_only=True):
             "mirrors; off, a PDF URL from the API may not point into the server's network)."),
     ] = False  # fmt: skip
 
+    number_not_in_source: Annotated[
+        bool,
+        doc("Report rule CP202 (a specific number of the claim stated nowhere in the source). "
+            "Off: its false alarms on supported citations exceed 1% (docs/architecture.md)."),
+    ] = False  # fmt: skip
+
     def validate(self) -> RetrieverSettings:
         """Refuse settings that cannot work together (called at start-up)."""
         if (
