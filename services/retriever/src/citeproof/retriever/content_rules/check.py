@@ -1,0 +1,129 @@
+"""All content rules for one citation: its quotations, its numbers, its pinpoint page.
+
+A sentence citing several works ("A found “…” [3], while B reports 20% [5]") gives each its own:
+a quotation or a number belongs to the first marker after it (else the last before it). When
+that marker cites several works at once ("[3, 5]"), a missing quotation or a differing number
+may be the other work's, so only what verifies is reported (quote-verified, quote-wrong-page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from citeproof.contracts.findings import Finding
+from citeproof.retriever.content_rules.config import ContentRulesConfig
+from citeproof.retriever.content_rules.folding import folded_words
+from citeproof.retriever.content_rules.number_rule import check_numbers, claim_values
+from citeproof.retriever.content_rules.page_rule import check_page
+from citeproof.retriever.content_rules.pages import cited_pages
+from citeproof.retriever.content_rules.quotations import find_quotations
+from citeproof.retriever.content_rules.quote_rule import check_quotation
+from citeproof.retriever.content_rules.source import SourceText, content_stems
+
+DEFAULT_CONFIG = ContentRulesConfig()
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class CitationInput:
+    """One citation as the content rules see it."""
+
+    # The citing sentence, verbatim.
+    claim: str
+    # This citation's marker within `claim`; None when the claim carries no marker (it is then
+    # wholly this citation's).
+    marker: Span | None = None
+    # Every citation marker within `claim`, once per cited work: a marker citing two works is
+    # listed twice. This citation's own marker included.
+    markers: Sequence[Span] = ()
+    # Printed page numbers of the pinpoint (`Citation.pinpoint_pages`).
+    pinpoint_pages: Sequence[str] = ()
+    # The sentence before (a quotation may have begun there).
+    context: str = ""
+    # The block quotation the marker closes.
+    block_quote: str | None = None
+
+
+def _owner(span: Span, markers: Sequence[Span]) -> Span | None:
+    distinct = sorted(set(markers))
+    after = [marker for marker in distinct if marker[0] >= span[1]]
+    if after:
+        return after[0]
+    before = [marker for marker in distinct if marker[1] <= span[0]]
+    return before[-1] if before else None
+
+
+def _attribution(citation: CitationInput, span: Span | None) -> tuple[bool, bool]:
+    """(this citation's, this citation's alone) for a quotation or number at ``span``."""
+    if citation.marker is None:
+        return True, True
+    owner = citation.marker if span is None else _owner(span, citation.markers)
+    if owner is None:
+        owner = citation.marker
+    works = sum(1 for marker in citation.markers if marker == owner)
+    return owner == citation.marker, works <= 1
+
+
+def _blanked(claim: str, spans: Sequence[Span]) -> str:
+    """The claim with its markers replaced by spaces (offsets unchanged): "[12, p. 5]" and
+    "Smith (2020)" hold no numbers of the claim."""
+    characters = list(claim)
+    for start, end in spans:
+        for index in range(max(0, start), min(end, len(characters))):
+            characters[index] = " "
+    return "".join(characters)
+
+
+def check_citation(
+    source: SourceText, citation: CitationInput, config: ContentRulesConfig = DEFAULT_CONFIG
+) -> list[Finding]:
+    """The quotation, number and page findings of one citation against its linked source."""
+    markers = list(citation.markers)
+    if citation.marker is not None and citation.marker not in markers:
+        markers.append(citation.marker)
+    citation = CitationInput(
+        claim=citation.claim,
+        marker=citation.marker,
+        markers=markers,
+        pinpoint_pages=citation.pinpoint_pages,
+        context=citation.context,
+        block_quote=citation.block_quote,
+    )
+    claim = _blanked(citation.claim, markers)
+    cited = cited_pages(source, citation.pinpoint_pages) if citation.pinpoint_pages else None
+    findings: list[Finding] = []
+
+    located = False
+    gaps = (config.max_ellipsis_words, config.max_insertion_words)
+    for quotation in find_quotations(claim, citation.context, gaps, citation.block_quote):
+        mine, alone = _attribution(citation, quotation.span)
+        if not mine:
+            continue
+        outcome = check_quotation(source, quotation, cited, config, sole_work=alone)
+        findings.extend(outcome.findings)
+        located = located or outcome.located
+
+    stems = content_stems(folded_words(claim))
+    coverage = source.coverage(stems)
+    ranked = _ranked(coverage)
+    values = [
+        quantity
+        for quantity in claim_values(claim)
+        if _attribution(citation, (quantity.start, quantity.end)) == (True, True)
+    ]
+    if values:
+        findings.extend(check_numbers(source, claim, values, ranked, config))
+
+    if not located and _attribution(citation, None)[0]:
+        findings.extend(check_page(source, stems, coverage, cited, config))
+    return findings
+
+
+def _ranked(coverage: np.ndarray) -> list[int]:
+    """Sentences holding any of the claim's words, best first."""
+    candidates = np.flatnonzero(coverage > 0)
+    return [int(i) for i in candidates[np.argsort(-coverage[candidates], kind="stable")]]

@@ -1,0 +1,247 @@
+"""One source document as the content rules read it, built once per document and cached with
+its retrieval index.
+
+- its words, folded (`folding`), as one character stream with an inverted index from each word
+  to where it occurs: a quotation is found by its rarest words, then compared character by
+  character in that neighbourhood only — never by scanning the document per claim;
+- its sentences (the evidence parts only: not the reference list, not the front matter), each
+  with its page, the content-word stems they hold, and an inverted index from stem to
+  sentences: the sentences that best match a claim are scored through the postings of the
+  claim's own words;
+- its pages: the PDF page of every character and the number printed on each page.
+
+Pure data and pure functions of it: the retriever builds it from the stored text, benchmarks
+and tests from plain page texts (`SourceText.from_pages`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
+from citeproof.text.quantities import Quantity, extract_quantities
+from citeproof.text.sentences import split_sentences
+from citeproof.text.words import STOPWORDS, stem
+
+# Per-item memory estimates for the index cache's budget (CPython objects).
+_BYTES_PER_WORD = 160
+_BYTES_PER_SENTENCE = 400
+# Words shorter than this carry no meaning of their own for sentence matching ("of", "a").
+MIN_STEM_CHARS = 3
+
+
+def content_stems(words: Sequence[FoldedWord]) -> list[str]:
+    """Stems of the content words (no stop words, no bare numbers), in order, repeated."""
+    return [
+        stem(word.key)
+        for word in words
+        if len(word.key) >= MIN_STEM_CHARS and word.key not in STOPWORDS and not word.key.isdigit()
+    ]
+
+
+@dataclass
+class SourceText:
+    text: str
+    # 0-based offset at which each PDF page starts; empty for text without pages.
+    page_starts: list[int]
+    # The number printed on each page (None where unknown); empty when unknown throughout.
+    page_labels: list[str | None]
+    page_label_offset: int | None
+    # Character spans that are evidence (body text); sentences outside them are not matched.
+    evidence_spans: list[tuple[int, int]]
+    document_id: str | None = None
+
+    # Built by `build()`.
+    words: list[FoldedWord] = field(default_factory=list)
+    keys: str = ""  # every word's key, concatenated
+    exact: str = ""  # every word's exact form, concatenated (same offsets as keys)
+    word_offsets: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    word_pages: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    postings: dict[str, list[int]] = field(default_factory=dict)
+    sentences: list[tuple[int, int]] = field(default_factory=list)
+    sentence_pages: list[int] = field(default_factory=list)
+    sentence_stems: list[frozenset[str]] = field(default_factory=list)
+    stem_postings: dict[str, np.ndarray] = field(default_factory=dict)
+    # Filled on first use by the number rule (see `quantities`).
+    _quantities: list[tuple[int, Quantity]] | None = None
+
+    @classmethod
+    def from_pages(
+        cls,
+        pages: Sequence[str],
+        page_labels: Sequence[str | None] | None = None,
+        *,
+        document_id: str | None = None,
+    ) -> SourceText:
+        """A source from the text of each page (joined by blank lines), all of it evidence."""
+        starts: list[int] = []
+        parts: list[str] = []
+        offset = 0
+        for page in pages:
+            starts.append(offset)
+            parts.append(page)
+            offset += len(page) + 2
+        text = "\n\n".join(parts)
+        labels = list(page_labels) if page_labels is not None else []
+        return cls(
+            text=text,
+            page_starts=starts,
+            page_labels=labels,
+            page_label_offset=_dominant_offset(labels),
+            evidence_spans=[(0, len(text))],
+            document_id=document_id,
+        ).build()
+
+    @classmethod
+    def from_stored(
+        cls,
+        *,
+        text: str,
+        page_starts: Sequence[int] | None,
+        page_labels: Sequence[str | None] | None,
+        page_label_offset: int | None,
+        evidence_spans: Sequence[tuple[int, int]],
+        document_id: Any = None,
+    ) -> SourceText:
+        """A source from its stored row (`documents`) and its evidence chunks' spans."""
+        return cls(
+            text=text,
+            page_starts=list(page_starts or []),
+            page_labels=list(page_labels or []),
+            page_label_offset=page_label_offset,
+            evidence_spans=sorted(evidence_spans) or [(0, len(text))],
+            document_id=None if document_id is None else str(document_id),
+        ).build()
+
+    def build(self) -> SourceText:
+        self.words = folded_words(self.text)
+        offsets = np.zeros(len(self.words) + 1, np.int64)
+        postings: dict[str, list[int]] = {}
+        total = 0
+        for index, word in enumerate(self.words):
+            offsets[index] = total
+            total += len(word.key)
+            postings.setdefault(word.key, []).append(index)
+        offsets[len(self.words)] = total
+        self.word_offsets = offsets
+        self.keys = "".join(word.key for word in self.words)
+        self.exact = "".join(word.exact for word in self.words)
+        self.postings = postings
+        starts = np.fromiter((word.start for word in self.words), np.int64, len(self.words))
+        self.word_pages = self._pages_of(starts)
+        self._build_sentences()
+        return self
+
+    def _pages_of(self, offsets: np.ndarray) -> np.ndarray:
+        """1-based PDF page of each character offset (1 throughout without page starts)."""
+        if not self.page_starts:
+            return np.ones(len(offsets), np.int64)
+        pages = np.searchsorted(np.asarray(self.page_starts), offsets, side="right")
+        return np.maximum(pages, 1).astype(np.int64)
+
+    def _build_sentences(self) -> None:
+        sentences: list[tuple[int, int]] = []
+        for span_start, span_end in self.evidence_spans:
+            for start, end in split_sentences(self.text[span_start:span_end]):
+                sentences.append((span_start + start, span_start + end))
+        self.sentences = sentences
+        self.sentence_pages = [int(p) for p in self._pages_of(np.asarray([s for s, _ in sentences],
+                                                                          np.int64))]  # fmt: skip
+        word_starts = [word.start for word in self.words]
+        stems: list[frozenset[str]] = []
+        postings: dict[str, list[int]] = {}
+        for index, (start, end) in enumerate(sentences):
+            first = bisect.bisect_left(word_starts, start)
+            last = bisect.bisect_left(word_starts, end)
+            sentence_stems = frozenset(content_stems(self.words[first:last]))
+            stems.append(sentence_stems)
+            for value in sentence_stems:
+                postings.setdefault(value, []).append(index)
+        self.sentence_stems = stems
+        self.stem_postings = {key: np.asarray(ids, np.int64) for key, ids in postings.items()}
+
+    # --- pages --------------------------------------------------------------------------------
+
+    @property
+    def page_count(self) -> int:
+        return max(len(self.page_starts), 1)
+
+    def page_of(self, offset: int) -> int:
+        return int(self._pages_of(np.asarray([offset], np.int64))[0])
+
+    def printed_label(self, page: int) -> str | None:
+        """The number printed on PDF page ``page`` (1-based), if known."""
+        if 1 <= page <= len(self.page_labels):
+            return self.page_labels[page - 1]
+        return None
+
+    # --- words ---------------------------------------------------------------------------------
+
+    def word_at_offset(self, key_offset: int) -> int:
+        """Index of the word whose characters include ``key_offset`` of the key stream."""
+        return int(np.searchsorted(self.word_offsets, key_offset, side="right")) - 1
+
+    def document_frequency(self, key: str) -> int:
+        return len(self.postings.get(key, ()))
+
+    # --- sentences -----------------------------------------------------------------------------
+
+    def idf(self, stem_key: str) -> float:
+        total = len(self.sentences)
+        frequency = len(self.stem_postings.get(stem_key, ()))
+        return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+
+    def coverage(self, claim_stems: Sequence[str]) -> np.ndarray:
+        """Per sentence, the IDF-weighted share of the claim's content stems it holds (0..1):
+        summed through the postings of the claim's stems only."""
+        scores = np.zeros(len(self.sentences))
+        unique = list(dict.fromkeys(claim_stems))
+        weights = [self.idf(value) for value in unique]
+        total = sum(weights)
+        if not total:
+            return scores
+        for value, weight in zip(unique, weights, strict=True):
+            postings = self.stem_postings.get(value)
+            if postings is not None:
+                scores[postings] += weight
+        return scores / total
+
+    def sentence_text(self, index: int) -> str:
+        start, end = self.sentences[index]
+        return self.text[start:end]
+
+    def quantities(self) -> list[tuple[int, Quantity]]:
+        """(sentence, quantity) for every value stated in the evidence, computed once.
+
+        Concurrency: two threads asking first both compute the same list and one assignment
+        wins; the result is the same either way, so no lock is needed."""
+        if self._quantities is None:
+            found: list[tuple[int, Quantity]] = []
+            for index in range(len(self.sentences)):
+                found.extend((index, q) for q in extract_quantities(self.sentence_text(index)))
+            self._quantities = found
+        return self._quantities
+
+    @property
+    def size_bytes(self) -> int:
+        return (
+            len(self.text) * 2
+            + len(self.keys) * 2
+            + len(self.words) * _BYTES_PER_WORD
+            + len(self.sentences) * _BYTES_PER_SENTENCE
+        )
+
+
+def _dominant_offset(labels: Sequence[str | None]) -> int | None:
+    offsets: dict[int, int] = {}
+    for index, label in enumerate(labels):
+        if label is not None and label.isdigit():
+            offset = int(label) - (index + 1)
+            offsets[offset] = offsets.get(offset, 0) + 1
+    return max(offsets, key=lambda offset: offsets[offset]) if offsets else None
