@@ -402,6 +402,7 @@ async def test_markdown_and_html_reports_escape_everything(pool, db_settings):
         text = markdown.text
         assert "| Supported | 1 |" in text and "| Contradicted | 1 |" in text
         assert "Shade \\| matters" in text  # a pipe cannot break the table
+        assert "**Source:** Heat &amp; trees (linked by test, 0.90)" in text
         assert "<script>" not in text and "<img" not in text
         assert "&lt;script&gt;" in text
         assert HEADLINE in text

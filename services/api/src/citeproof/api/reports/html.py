@@ -69,8 +69,8 @@ h1{margin:6px 0 4px;font-size:26px;line-height:1.25}
 .meta{color:#c7d0e0;font-size:13px}
 .headline{margin:2px 0 8px;font-size:16px;color:#e6ebf5}
 .cards{display:flex;flex-wrap:wrap;gap:12px;margin:-18px 0 20px}
-.card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:12px 16px;
-min-width:130px;box-shadow:0 1px 2px rgba(16,24,40,.06);cursor:pointer;text-align:left;font:inherit}
+.card{background:var(--card);border:1px solid var(--line);border-radius:12px;padding:10px 14px;
+min-width:100px;box-shadow:0 1px 2px rgba(16,24,40,.06);cursor:pointer;text-align:left;font:inherit}
 .card b{display:block;font-size:24px}
 .card.active{outline:2px solid var(--accent)}
 .card small{color:var(--muted)}

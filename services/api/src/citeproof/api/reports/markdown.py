@@ -186,7 +186,9 @@ def _details(c: ReportCitation) -> list[str]:
         "",
         f"**Reference** [{_cell(c.reference.label)}]: {_cell(c.reference.raw)}",
         "",
-        f"**Source:** {_cell(_source_name(c))}{_cell(_linked_by(c))}",
+        # _cell trims, so the space before "(linked by …)" is written here.
+        f"**Source:** {_cell(_source_name(c))}"
+        + (f" {_cell(_linked_by(c))}" if _linked_by(c) else ""),
         "",
     ]
     if c.findings:
