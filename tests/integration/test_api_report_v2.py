@@ -419,7 +419,7 @@ async def test_rules_are_served_without_a_token_from_the_registry(db_settings):
     assert served[QUOTE_NOT_FOUND.code]["label"] is None
     assert [s["severity"] for s in catalogue["severities"]] == list(SEVERITIES)
     assert [b["band"] for b in catalogue["bands"]] == [*BANDS, UNJUDGED]
-    assert all(b["name"] and b["description"] for b in catalogue["bands"])
+    assert all(b["name"] and b["description"] and b["accent"] for b in catalogue["bands"])
 
 
 async def test_the_web_ui_assets_that_render_findings_are_served(db_settings):

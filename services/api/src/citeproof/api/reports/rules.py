@@ -45,6 +45,14 @@ BAND_COLOURS: Final = {
     UNCERTAIN: ("#7a3e00", "#ffe3c2"),
     LIKELY_FINE: ("#0f5132", "#d1f2e0"),
 }
+# A strong colour of each band on white (the web UI's counts), where the badge colours are a
+# text/background pair.
+BAND_ACCENTS: Final = {
+    LIKELY_PROBLEM: "#b02a37",
+    UNCERTAIN: "#b25e00",
+    LIKELY_FINE: "#0f7a4a",
+}
+UNJUDGED_ACCENT: Final = "#5b6478"
 UNJUDGED_NAME: Final = "Not judged"
 UNJUDGED_DESCRIPTION: Final = (
     "No judge read this citation: no source, no claim, a judge failure, or not yet."
@@ -81,6 +89,7 @@ class BandInfo(msgspec.Struct, frozen=True):
     description: str
     text_colour: str
     background: str
+    accent: str
 
 
 class RuleCatalogue(msgspec.Struct, frozen=True):
@@ -131,6 +140,7 @@ def rule_catalogue() -> RuleCatalogue:
                 description=BAND_DESCRIPTIONS[band],
                 text_colour=BAND_COLOURS[band][0],
                 background=BAND_COLOURS[band][1],
+                accent=BAND_ACCENTS[band],
             )
             for band in BANDS
         ]
@@ -141,6 +151,7 @@ def rule_catalogue() -> RuleCatalogue:
                 description=UNJUDGED_DESCRIPTION,
                 text_colour=UNJUDGED_COLOURS[0],
                 background=UNJUDGED_COLOURS[1],
+                accent=UNJUDGED_ACCENT,
             )
         ],
         origins=dict(ORIGIN_NAMES),

@@ -384,7 +384,7 @@ export function renderReport(container, runId, report, context = {}) {
             title: band.description,
             onclick: () => setFilter("band", band.band),
           },
-          h("span", { class: "n", style: { color: band.background } }, bandCounts[band.band] ?? 0),
+          h("span", { class: "n", style: { color: band.accent } }, bandCounts[band.band] ?? 0),
           h("span", { class: "t" }, band.name)
         )
       ),
@@ -533,6 +533,7 @@ function entriesSection(entries) {
       {},
       `Reference list: ${plural(entries.length, "entry", "entries")}, ${flagged.length} with findings`
     ),
+    verificationSummary(entries),
     flagged.map((entry) =>
       h(
         "article",
@@ -545,8 +546,44 @@ function entriesSection(entries) {
           entry.source ? h("span", {}, `linked to ${entry.source.title || entry.source.filename}`) : null
         ),
         h("p", { class: "reference-raw" }, entry.raw || ""),
+        verificationLine(entry.verification),
         h("div", { class: "findings" }, entry.findings.map(findingBlock))
       )
     )
   );
+}
+
+// Reference verification (ADR 0024): where an entry was looked up, or plainly why it was not.
+const VERIFICATION_NAMES = {
+  verified: "looked up",
+  not_found: "not found in any index",
+  not_looked_up: "not looked up",
+  pending: "being looked up",
+};
+
+function verificationLine(verification) {
+  if (!verification) return null;
+  let text;
+  if (verification.status === "verified" && verification.work) {
+    const work = verification.work;
+    const doi = work.doi ? `, doi:${work.doi}` : "";
+    text = `Found in ${work.index} (by ${work.matched_by || "search"}): “${work.title}” (${work.year || "n.d."}${doi})`;
+  } else {
+    const asked = (verification.looked_up || [])
+      .map((q) => `${q.index} by ${q.by}: ${q.outcome}`)
+      .join("; ");
+    text = (verification.detail || VERIFICATION_NAMES[verification.status] || "") + (asked ? ` (${asked})` : "");
+  }
+  return h("p", { class: `verification ${verification.status}` }, text);
+}
+
+function verificationSummary(entries) {
+  const counts = {};
+  for (const entry of entries) {
+    if (entry.verification) counts[entry.verification.status] = (counts[entry.verification.status] || 0) + 1;
+  }
+  const parts = Object.keys(VERIFICATION_NAMES)
+    .filter((status) => counts[status])
+    .map((status) => `${counts[status]} ${VERIFICATION_NAMES[status]}`);
+  return parts.length ? h("p", { class: "verification-summary" }, `Reference verification: ${parts.join(", ")}`) : null;
 }
