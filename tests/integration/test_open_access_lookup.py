@@ -209,7 +209,8 @@ async def test_open_access_pdfs_are_fetched_parsed_linked_and_cached(
     async with AsyncTestClient(app=app) as client:
         # Off by default, switched on by the user.
         assert (await client.get("/v1/me/preferences", headers=headers)).json() == {
-            "open_access_lookup": False
+            "open_access_lookup": False,
+            "verify_references": False,
         }
         response = await client.patch(
             "/v1/me/preferences", json={"open_access_lookup": True}, headers=headers

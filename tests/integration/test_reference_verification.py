@@ -16,6 +16,7 @@ import asyncpg
 import pytest
 
 from citeproof.contracts.thesis import Reference
+from citeproof.contracts.verification import NOT_FOUND_STATUS, NOT_LOOKED_UP, VERIFIED
 from citeproof.devkit.scholarly_stub import Fault, Person, ScholarlyStub, StubNotice, Work
 from citeproof.pipeline import (
     CORRECTION,
@@ -27,7 +28,7 @@ from citeproof.pipeline import (
     RETRACTED,
 )
 from citeproof.retractions import import_file
-from citeproof.retriever.verify.check import NOT_FOUND_STATUS, NOT_LOOKED_UP, VERIFIED, Verifier
+from citeproof.retriever.verify.check import Verifier
 from citeproof.retriever.verify.client import ScholarlyClient
 from citeproof.retriever.verify.entries import entry_from
 from citeproof.retriever.verify.lookups import Lookups
@@ -570,3 +571,32 @@ def test_settings_refuse_bad_combinations() -> None:
 def _no_leaked_tasks() -> Iterator[None]:
     yield
     asyncio.get_event_loop_policy()
+
+
+def test_the_cli_imports_the_csv_and_refuses_other_files(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from citeproof.cli import main
+
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    good = tmp_path / "retraction_watch.csv"
+    good.write_text(
+        RW_HEADER + "\n"
+        "77,A withdrawn paper,(BLS) Biology;,X,J Biol,Wiley,US,C Author,,Research Article;,"
+        "3/3/2021 0:00,10.5555/notice.77,0,1/1/2019 0:00,10.5555/withdrawn.77,31000000,"
+        "Retraction,+Retract and Replace;,No,,\n"
+        "78,,(BLS) Biology;,X,J Biol,Wiley,US,D Author,,Research Article;,3/3/2021 0:00,,0,"
+        ",,0,Mystery Notice,,No,,\n"
+    )
+    assert main(["retractions", "import", str(good)]) == 0
+    out = capsys.readouterr()
+    assert "imported 1 notices" in out.out and "1 replacement" in out.out
+    assert "unknown RetractionNature 'Mystery Notice'" in out.err
+    assert main(["retractions", "status"]) == 0
+    assert "1 Retraction Watch notices loaded" in capsys.readouterr().out
+    bad = tmp_path / "library.bib"
+    bad.write_text("@article{x, title={Not a retraction file}}\n")
+    assert main(["retractions", "import", str(bad)]) == 2
+    assert "not the Retraction Watch CSV" in capsys.readouterr().err
+    assert main(["retractions", "import", str(tmp_path / "missing.csv")]) == 2
+    assert "gitlab.com/crossref/retraction-watch-data" in capsys.readouterr().err

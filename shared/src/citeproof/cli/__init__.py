@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "citeproof.cli._check",
     "citeproof.cli._rules",
     "citeproof.cli._serve",
+    "citeproof.cli._retractions",
 )
 
 

@@ -95,6 +95,10 @@ class ApiClient:
             self._http.patch("/v1/me/preferences", json={"open_access_lookup": enabled})
         )
 
+    def set_verify_references(self, enabled: bool) -> dict:
+        """The account's reference-verification switch; returns the caller's preferences."""
+        return _checked(self._http.patch("/v1/me/preferences", json={"verify_references": enabled}))
+
     def create_session(self, name: str) -> str:
         return _checked(self._http.post("/v1/sessions", json={"name": name}))["id"]
 

@@ -81,6 +81,8 @@ class CheckPlan:
     libraries: _library.LibraryInputs
     # Turn the account's open-access lookup on or off first (None: leave it as it is).
     open_access: bool | None = None
+    # The same for reference verification against scholarly indexes (ADR 0024).
+    verify_references: bool | None = None
     # The thesis as the person named it (a LaTeX project folder, not the zip made of it):
     # SARIF locations point there.
     thesis_arg: Path | None = None
@@ -126,6 +128,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--open-access", action=argparse.BooleanOptionalAction, default=None,
         help="turn the open-access lookup of references with a DOI and no PDF on or off for "
         "your account (the server must allow it: CITEPROOF_OPEN_ACCESS_ENABLED)",
+    )  # fmt: skip
+    library.add_argument(
+        "--verify-references", action=argparse.BooleanOptionalAction, default=None,
+        help="turn reference verification on or off for your account: every entry is looked up "
+        "in Crossref and OpenAlex (only its identifiers, title, first author and year are sent) "
+        "and in the imported Retraction Watch data (the server must allow it: "
+        "CITEPROOF_VERIFY_ENABLED)",
     )  # fmt: skip
     out = parser.add_argument_group("output")
     out.add_argument(
@@ -285,6 +294,7 @@ def _plan(args: argparse.Namespace, scratch: Path) -> CheckPlan:
     return CheckPlan(
         thesis, sources, outputs, policy, args.timeout, libraries, args.open_access,
         thesis_arg=args.thesis,
+        verify_references=getattr(args, "verify_references", None),
         overrides=config.overrides.then(flags),
         baseline=baseline,
         write_baseline=args.write_baseline,
@@ -410,6 +420,13 @@ def _open_access_status(preferences: dict) -> str:
             "no PDF where the server enables CITEPROOF_RETRIEVER_OPEN_ACCESS_ENABLED)")  # fmt: skip
 
 
+def _verify_status(preferences: dict) -> str:
+    if not preferences.get("verify_references"):
+        return "reference verification: off for this account"
+    return ("reference verification: on for this account (entries are looked up in scholarly "
+            "indexes where the server enables CITEPROOF_VERIFY_ENABLED)")  # fmt: skip
+
+
 def _check(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
     try:
         me = client.me()
@@ -424,6 +441,9 @@ def _check(client: ApiClient, plan: CheckPlan, progress: Progress) -> int:
     if plan.open_access is not None:
         switched = client.set_open_access(plan.open_access)
         progress.message(_open_access_status(switched))
+    if plan.verify_references is not None:
+        switched = client.set_verify_references(plan.verify_references)
+        progress.message(_verify_status(switched))
     plan.libraries.report(progress.message)
     thesis_docs = client.upload(session_id, "thesis", [plan.thesis])
     if plan.sources:

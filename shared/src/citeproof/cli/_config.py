@@ -17,6 +17,7 @@ SETTINGS_STRUCTS = (
     ("citeproof.embeddings.settings", "EmbeddingSettings"),
     ("citeproof.parser.settings", "ParserSettings"),
     ("citeproof.retriever.settings", "RetrieverSettings"),
+    ("citeproof.retriever.verify.settings", "VerifySettings"),
     ("citeproof.judge.settings", "JudgeSettings"),
     ("citeproof.api.settings", "ApiSettings"),
 )

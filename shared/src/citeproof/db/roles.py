@@ -69,6 +69,9 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
         "run_reference_links",
         "verdicts",
         "verdict_cache",
+        # Reference verification: the run's stage rows (its status) and per-entry results.
+        STAGE_TABLES[VERIFY_STAGE],
+        "reference_checks",
         *_REGISTRY,
     ),
     service_role("parser"): (
@@ -100,6 +103,12 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
         "verdicts",
         "open_access_lookups",
         "open_access_documents",
+        # Reference verification (its stage runs in the retriever; ADR 0024).
+        STAGE_TABLES[VERIFY_STAGE],
+        "scholarly_lookups",
+        "reference_checks",
+        "retraction_notices",
+        "findings",
         # Reference verification (its stage runs in the retriever; ADR 0024).
         STAGE_TABLES[VERIFY_STAGE],
         "scholarly_lookups",

@@ -15,6 +15,7 @@ from citeproof.pipeline import (
     PLAN_STAGE,
     RETRIEVE_STAGE,
     SANDBOX_CAPABILITY_PREFIX,
+    VERIFY_STAGE,
 )
 
 # What a run status says it is waiting for when a stage has no live worker.
@@ -23,6 +24,7 @@ WAITING_LABELS = {
     PLAN_STAGE: "retriever worker (planning)",
     RETRIEVE_STAGE: "retriever worker",
     JUDGE_STAGE: "judge worker",
+    VERIFY_STAGE: "retriever worker (reference verification)",
 }
 
 LIVE_CAPABILITIES_SQL = """

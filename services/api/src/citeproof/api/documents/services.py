@@ -23,7 +23,9 @@ from citeproof.pipeline import PARSE_CHANNEL
 
 Conn = asyncpg.Connection | asyncpg.Pool
 
-ACTIVE_RUN_STATUSES = ("waiting_for_documents", "planning", "retrieving", "judging")
+ACTIVE_RUN_STATUSES = (
+    "waiting_for_documents", "planning", "retrieving", "judging", "verifying",
+)  # fmt: skip
 
 SESSION_DOCUMENTS_SQL = """
 SELECT d.id, d.filename, s.kind, d.state, d.error_code, d.error_detail, d.title, d.pages

@@ -30,6 +30,7 @@ from citeproof.api.reports.rules import (
     band_name,
 )
 from citeproof.api.reports.schemas import Report, ReportCitation, ReportFinding
+from citeproof.api.reports.verification import verification_summary, verification_text
 from citeproof.api.reports.view import (
     cited_label,
     evidence_origin,
@@ -101,6 +102,8 @@ background:#fcfcfd}
 .url{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;word-break:break-all}
 .entry{background:var(--card);border:1px solid var(--line);border-radius:12px;margin:0 0 12px;
 padding:12px 18px}
+.verification{color:var(--muted)}.verification.not_found{color:#9a6700}
+.verification.not_looked_up{font-style:italic}
 footer{color:var(--muted);font-size:12px;padding:24px 0 40px}
 @media print{.cards .card{box-shadow:none}header{background:#fff;color:#000}}
 """ + _badge_css()
@@ -207,4 +210,6 @@ def render_html(report: Report) -> str:
         cited_label=cited_label,
         label_name=label_name,
         origin_name=evidence_origin,
+        verification_text=verification_text,
+        verification_summary=verification_summary(report.entries),
     )

@@ -14,6 +14,7 @@ import msgspec
 
 from citeproof.api.runs.schemas import RunStatus
 from citeproof.contracts.findings import Difference, Evidence
+from citeproof.contracts.verification import EntryVerification
 
 
 class ReportThesis(msgspec.Struct, frozen=True):
@@ -143,6 +144,9 @@ class ReportEntry(msgspec.Struct, frozen=True, kw_only=True):
     cited_by: list[int] = []
     # Worst severity first.
     findings: list[ReportFinding] = []
+    # Reference verification (ADR 0024): where the entry was looked up and what answered, or
+    # plainly why it was not looked up (verification off, an index unreachable, the time limit).
+    verification: EntryVerification | None = None
 
 
 class Report(msgspec.Struct, frozen=True):

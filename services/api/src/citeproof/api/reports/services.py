@@ -31,6 +31,12 @@ from citeproof.api.reports.schemas import (
 )
 from citeproof.api.runs.services import get_run_status
 from citeproof.contracts.findings import Finding, citation_subject, entry_subject
+from citeproof.contracts.verification import (
+    NOT_LOOKED_UP,
+    OFF_DETAIL,
+    PENDING,
+    EntryVerification,
+)
 from citeproof.findings import Found, findings_of_run
 from citeproof.pipeline import LABEL_FINDINGS, VERDICT_LABELS
 
@@ -75,13 +81,21 @@ SELECT rf.id AS reference_id, rf.label, rf.raw, rf.title,
        (SELECT coalesce(array_agg(DISTINCT orf.label ORDER BY orf.label), '{}')
         FROM run_reference_links ol JOIN "references" orf ON orf.id = ol.reference_id
         WHERE ol.run_id = $1 AND ol.document_id = l.document_id
-          AND ol.reference_id <> l.reference_id) AS shared_with
+          AND ol.reference_id <> l.reference_id) AS shared_with,
+       rc.body AS verification
 FROM "references" rf
 LEFT JOIN run_reference_links l ON l.run_id = $1 AND l.reference_id = rf.id
+LEFT JOIN reference_checks rc ON rc.run_id = $1 AND rc.reference_id = rf.id
 LEFT JOIN documents sd ON sd.id = l.document_id AND sd.user_id = $2
 WHERE rf.document_id = $3
 ORDER BY rf.ordinal, rf.id
 """
+
+
+# The run's reference verification: NULL (off), 'pending', 'done' (migration 0020).
+RUN_VERIFICATION_SQL = "SELECT verification FROM runs WHERE id = $1 AND user_id = $2"
+VERIFICATION_PENDING: Final = "pending"
+_VERIFICATION: Final = msgspec.json.Decoder(EntryVerification)
 
 
 def _candidates(value: str | list | None) -> list[ReportReference]:
@@ -146,7 +160,7 @@ def _citation(row: asyncpg.Record) -> ReportCitation:
     )
 
 
-def _entry(row: asyncpg.Record, cited_by: list[int]) -> ReportEntry:
+def _entry(row: asyncpg.Record, cited_by: list[int], verification: str | None) -> ReportEntry:
     return ReportEntry(
         reference_id=row["reference_id"],
         label=row["label"],
@@ -154,7 +168,19 @@ def _entry(row: asyncpg.Record, cited_by: list[int]) -> ReportEntry:
         title=row["title"],
         source=_source(row),
         cited_by=cited_by,
+        verification=_verification(row["verification"], verification),
     )
+
+
+def _verification(body: str | bytes | None, run_state: str | None) -> EntryVerification:
+    """The entry's verification; without a stored one, what the run's state implies."""
+    if body is not None:
+        return _VERIFICATION.decode(body)
+    if run_state is None:
+        return EntryVerification(status=NOT_LOOKED_UP, detail=OFF_DETAIL)
+    if run_state == VERIFICATION_PENDING:
+        return EntryVerification(status=PENDING, detail="being looked up")
+    return EntryVerification(status=NOT_LOOKED_UP, detail="not looked up")
 
 
 def _with_findings(
@@ -236,6 +262,7 @@ async def build_report(
             )
             rows = await conn.fetch(CITATIONS_SQL, run_id, user_id, run.thesis_document_id)
             entry_rows = await conn.fetch(ENTRIES_SQL, run_id, user_id, run.thesis_document_id)
+            verification = await conn.fetchval(RUN_VERIFICATION_SQL, run_id, user_id)
             found = await findings_of_run(conn, run_id)
     cited_by: dict[int, list[int]] = defaultdict(list)
     for row in rows:
@@ -244,7 +271,7 @@ async def build_report(
     citations, entries = _with_findings(
         rows,
         [_citation(row) for row in rows],
-        [_entry(row, cited_by.get(row["reference_id"], [])) for row in entry_rows],
+        [_entry(row, cited_by.get(row["reference_id"], []), verification) for row in entry_rows],
         found,
         settings,
     )

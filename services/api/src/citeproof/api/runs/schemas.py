@@ -29,7 +29,8 @@ class RunProgress(msgspec.Struct, frozen=True):
 
 class RunStatus(msgspec.Struct, frozen=True):
     id: uuid.UUID
-    # waiting_for_documents | planning | retrieving | judging | completed | cancelled | failed
+    # waiting_for_documents | planning | retrieving | judging | verifying (references: ADR
+    # 0024) | completed | cancelled | failed
     status: str
     session_id: uuid.UUID
     thesis_document_id: uuid.UUID

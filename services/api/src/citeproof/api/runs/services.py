@@ -18,7 +18,7 @@ from citeproof.api.runs.schemas import RunProgress, RunStatus, RunSummary, Stage
 from citeproof.api.scoping import get_session_row, session_document
 from citeproof.api.settings import ApiSettings
 from citeproof.api.workers import WAITING_LABELS, live_stages, unavailable_stages
-from citeproof.pipeline import EVENTS_CHANNEL, RETRIEVE_CHANNEL
+from citeproof.pipeline import EVENTS_CHANNEL, RETRIEVE_CHANNEL, VERIFY_STAGE
 
 Conn = asyncpg.Connection | asyncpg.Pool
 
@@ -44,7 +44,9 @@ SELECT r.id, r.status, r.state, r.session_id, r.thesis_document_id, r.created_at
        EXISTS (SELECT 1 FROM retrieve_tasks t WHERE t.run_id = r.id
                AND t.state IN ('queued', 'running')) AS retrieve_pending,
        EXISTS (SELECT 1 FROM judge_tasks t WHERE t.run_id = r.id
-               AND t.state IN ('queued', 'running')) AS judge_pending
+               AND t.state IN ('queued', 'running')) AS judge_pending,
+       EXISTS (SELECT 1 FROM verify_tasks t WHERE t.run_id = r.id
+               AND t.state IN ('queued', 'running')) AS verify_pending
 FROM runs r WHERE r.id = $1 AND r.user_id = $2
 """
 
@@ -135,6 +137,8 @@ def _needed_stages(row: asyncpg.Record) -> list[str]:
         needed.append("retrieve")
     if row["judge_pending"]:
         needed.append("judge")
+    if row["verify_pending"]:
+        needed.append(VERIFY_STAGE)
     return needed
 
 

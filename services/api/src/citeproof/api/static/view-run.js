@@ -19,6 +19,7 @@ const STATUS_TEXT = {
   planning: "Planning",
   retrieving: "Retrieving evidence",
   judging: "Judging",
+  verifying: "Verifying references",
   completed: "Completed",
   cancelled: "Cancelled",
   failed: "Failed",

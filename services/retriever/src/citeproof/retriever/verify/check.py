@@ -21,10 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import asyncpg
-import msgspec
 import structlog
 
 from citeproof.contracts.findings import Difference, Evidence, Finding
+from citeproof.contracts.verification import (
+    NOT_FOUND_STATUS,
+    NOT_LOOKED_UP,
+    VERIFIED,
+    EntryVerification,
+    LookedUp,
+    MatchedWork,
+)
 from citeproof.pipeline import (
     CORRECTION as CORRECTION_RULE,
 )
@@ -80,10 +87,6 @@ from citeproof.text.names import surname_of
 
 log = structlog.get_logger("citeproof.retriever.verify")
 
-VERIFIED: Final = "verified"
-NOT_FOUND_STATUS: Final = "not_found"
-NOT_LOOKED_UP: Final = "not_looked_up"
-STATUSES: Final = (VERIFIED, NOT_FOUND_STATUS, NOT_LOOKED_UP)
 # At most this many DOIs of one entry are tried (its own, then those its text prints).
 MAX_DOIS: Final = 3
 # A search needs this many characters of title (or printed entry) to mean anything.
@@ -99,47 +102,18 @@ _BY: Final = {
 }
 
 
-class WorkSummary(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """The work an entry was matched to, as the report shows it."""
-
-    index: str
-    title: str
-    authors: list[str] = []
-    year: int | None = None
-    venue: str | None = None
-    doi: str | None = None
-    url: str | None = None
-    matched_by: str = ""  # "doi", "arxiv", "pmid", "isbn", "search"
-
-
-class LookedUp(msgspec.Struct, frozen=True, kw_only=True):
-    """One question for the report: which index, by what, and what came of it."""
-
-    index: str
-    by: str
-    outcome: str  # "found", "none", "not looked up: <why>"
-    cached: bool = False
-
-
-class CheckBody(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
-    """`reference_checks.body`: what the report's entry says about its verification."""
-
-    detail: str = ""
-    looked_up: list[LookedUp] = []
-    work: WorkSummary | None = None
-
-
 @dataclass
 class EntryResult:
     entry: Entry
     status: str = NOT_LOOKED_UP
     detail: str = ""
     asked: list[Asked] = field(default_factory=list)
-    work: WorkSummary | None = None
+    work: MatchedWork | None = None
     findings: list[Finding] = field(default_factory=list)
 
-    def body(self) -> CheckBody:
-        return CheckBody(
+    def body(self) -> EntryVerification:
+        return EntryVerification(
+            status=self.status,
             detail=self.detail,
             looked_up=[
                 LookedUp(
@@ -170,8 +144,8 @@ def citation_of(record: IndexRecord) -> str:
     return f'"{clean_title(record.title)}" ({"; ".join(parts)})'
 
 
-def _summary(record: IndexRecord, matched_by: str) -> WorkSummary:
-    return WorkSummary(
+def _summary(record: IndexRecord, matched_by: str) -> MatchedWork:
+    return MatchedWork(
         index=record.index,
         title=clean_title(record.title),
         authors=record.authors[:3],

@@ -21,13 +21,14 @@ from uuid import UUID
 import asyncpg
 import msgspec
 
+from citeproof.contracts.verification import EntryVerification
 from citeproof.findings import PRODUCER_VERIFY, Found, replace_findings
 from citeproof.pipeline import EVENTS_CHANNEL, VERIFY_CHANNEL
 from citeproof.queue import TaskContext, TerminalOutcome, notify
 from citeproof.retriever.library import load_library
 from citeproof.retriever.linking.through_library import find_entry
 from citeproof.retriever.planning import SELECT_REFERENCES, reference_from_row
-from citeproof.retriever.verify.check import CheckBody, EntryResult, Verifier
+from citeproof.retriever.verify.check import EntryResult, Verifier
 from citeproof.retriever.verify.client import ScholarlyClient
 from citeproof.retriever.verify.entries import Entry, entry_from
 from citeproof.retriever.verify.lookups import NO_INDEX, Lookups
@@ -60,7 +61,8 @@ FROM unnest($2::bigint[], $3::text[], $4::jsonb[]) AS c (reference_id, status, b
 # Every entry of the run's thesis "not looked up" with one reason (a task that failed for good).
 INSERT_ALL_NOT_LOOKED_UP = """
 INSERT INTO reference_checks (run_id, reference_id, status, body)
-SELECT $1, r.id, 'not_looked_up', jsonb_build_object('detail', $2::text)
+SELECT $1, r.id, 'not_looked_up',
+       jsonb_build_object('status', 'not_looked_up', 'detail', $2::text)
 FROM runs u JOIN "references" r ON r.document_id = u.thesis_document_id
 WHERE u.id = $1
 ON CONFLICT (run_id, reference_id) DO NOTHING
@@ -206,5 +208,5 @@ class VerifyStage:
         await finish_verification(conn, row["run_id"])
 
 
-def _encode(body: CheckBody) -> str:
+def _encode(body: EntryVerification) -> str:
     return msgspec.json.encode(body).decode()
