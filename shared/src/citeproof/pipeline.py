@@ -113,7 +113,7 @@ LABEL_DESCRIPTIONS: Final = {
     SUPPORTED: "The source backs the claim.",
     PARTIALLY_SUPPORTED: "The source backs part of the claim.",
     UNSUPPORTED: "The cited source does not say this.",
-    CONTRADICTED: "The source says the opposite.",
+    CONTRADICTED: "The source says something else: the opposite, another number or group, or less.",
     NEEDS_REVIEW: "The judge could not decide; read the source yourself.",
     REFERENCE_MISSING: "The marker has no entry in the reference list.",
     SOURCE_MISSING: "No uploaded document matches the reference.",
