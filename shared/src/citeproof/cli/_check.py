@@ -34,7 +34,7 @@ from pathlib import Path
 
 import httpx
 
-from citeproof.cli import _library, _project
+from citeproof.cli import _judge, _library, _project
 from citeproof.cli._api_client import API_RENDERED_FORMATS, ApiClient, ApiError
 from citeproof.cli._baseline import Baseline, BaselineError, read_baseline, write_baseline
 from citeproof.cli._failon import DEFAULT, accepted_names, parse_fail_on
@@ -186,6 +186,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the repository root, or in the current directory",
     )  # fmt: skip
     rules.add_argument("--no-config", action="store_true", help="ignore configuration files")
+    _judge.register(parser)
     where = parser.add_argument_group("where to run")
     where.add_argument(
         "--api", default=None, help=f"a deployed API's URL (default ${API_URL_ENV}); else local"
@@ -360,6 +361,10 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, plan: CheckPlan) -> int:
     api = args.api or os.environ.get(API_URL_ENV)
     token = args.token or os.environ.get(TOKEN_ENV)
+    try:
+        judge_env = _judge.judge_env(args, dict(os.environ), remote=bool(api or args.token))
+    except _judge.JudgeOptionsError as exc:
+        return _fail(str(exc))
     progress = Progress()
     client: ApiClient | None = None
     try:
@@ -374,6 +379,7 @@ def _run(args: argparse.Namespace, plan: CheckPlan) -> int:
                 status=progress.message,
                 database_url=args.database_url,
                 fast=_fast_requested(),
+                env=judge_env,
             )
             try:
                 with local:
