@@ -210,6 +210,14 @@ def test_words_set_in_capitals_may_differ_in_case() -> None:
     assert rules(findings) == [QUOTE_VERIFIED.code]
 
 
+def test_a_title_may_be_recased() -> None:
+    source = SourceText.from_pages(
+        ["Remdesivir for the Treatment of Covid-19 — Final Report. Background. Trials ran."]
+    )
+    claim = "The article ‘Remdesivir for the treatment of COVID-19—Final Report’ was cited [2]."
+    assert rules(check(source, claim)) == [QUOTE_VERIFIED.code]
+
+
 # --- quotations: false-alarm guards ---------------------------------------------------------
 
 
@@ -340,6 +348,38 @@ def test_a_conflict_is_withdrawn_when_another_sentence_agrees() -> None:
     )
     claim = "Mortality among ventilated patients in intensive care was 43% [1]."
     assert NUMBER_CONFLICT.code not in rules(check(source, claim))
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        # the matching sentence states two values of the kind: which one is meant is unsure
+        "Infections rose by 40% among teachers in the second winter [1].",
+        # the claim states two: pairing is unsure
+        "Mortality was 43% among ventilated patients and 12% among others [1].",
+        # a sentence that shares too little of the claim
+        "Some 43% of parents worried about their children [1].",
+    ],
+)
+def test_unsure_comparisons_are_not_reported(claim) -> None:
+    source = SourceText.from_pages(
+        [
+            "Infections rose by 25% among teachers and by 30% among pupils in the second winter.",
+            "Mortality was 34% among ventilated patients. In 2018, schools reopened.",
+        ]
+    )
+    assert NUMBER_CONFLICT.code not in rules(check(source, claim))
+
+
+def test_numerals_are_read_as_printed() -> None:
+    # "1·3 million" (a decimal middle dot) and "499 000" (a spaced thousands group).
+    source = SourceText.from_pages(
+        ["In 2015, diarrhoeal diseases caused an estimated 1·3 million deaths worldwide."]
+    )
+    claim = "Diarrhoeal diseases caused an estimated 1.3 million deaths worldwide in 2015 [4]."
+    assert check(source, claim) == []
+    [finding] = check(source, claim.replace("1.3", "3.1"))
+    assert (finding.rule, finding.found) == (NUMBER_CONFLICT.code, "1.3 million")
 
 
 def test_numbers_of_another_works_marker_are_not_compared(source) -> None:

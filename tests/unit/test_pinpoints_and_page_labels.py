@@ -251,6 +251,14 @@ def test_years_and_table_numbers_are_no_page_numbers() -> None:
     assert detected.labels == [None, None, None, None] and detected.offset is None
 
 
+def test_a_single_page_takes_only_a_number_on_its_own_line() -> None:
+    # A venue line's year at the foot of a one-page source is no page number.
+    assert detect_page_labels([_page("Journal of Things 2020", "Body")]).labels == [None]
+    assert detect_page_labels([_page("17", "Body")]).labels == ["17"]
+    # The year alone in the title block and the page number at the foot: the page number.
+    assert detect_page_labels([["2020", *_page("1", "Body")]]).labels == ["1"]
+
+
 def test_the_pdfs_own_labels_when_nothing_is_printed() -> None:
     pages = [_page(None, "Body") for _ in range(3)]
     assert detect_page_labels(pages, ["", "", ""]).labels == [None, None, None]

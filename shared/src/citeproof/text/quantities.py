@@ -897,3 +897,33 @@ def compare_with_sentences(claim: str, sentences: Sequence[str]) -> QuantityComp
 
 def _claim_values(claim: str) -> list[Quantity]:
     return [q for q in extract_quantities(claim) if q.role in (VALUE, SAMPLE_SIZE)]
+
+
+# --- for callers that weigh candidates themselves (the retriever's number rule) ----------------
+
+
+def comparable(claim: Quantity, evidence: Quantity) -> bool:
+    """Could the two numbers measure the same thing at all (unit kind, role, counted thing)?"""
+    return _comparable(claim, evidence)
+
+
+def values_agree(claim: Quantity, evidence: Quantity) -> bool:
+    """The evidence's value admits the claim's (rounding, bounds, ranges, tolerance)."""
+    return _agrees(claim, evidence)
+
+
+def meaningful(stems: frozenset[str]) -> frozenset[str]:
+    """The stems that can show two numbers measure the same thing (no generic words)."""
+    return _meaningful(stems)
+
+
+_MIDDLE_DOT_DECIMAL = re.compile(r"(?<=\d)[·•](?=\d)")
+_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3})[ \u00a0\u2009\u202f](?=\d{3}(?![\d.,]\d|\d))")
+
+
+def normalise_numerals(text: str) -> str:
+    """Numbers as `extract_quantities` reads them, character for character (offsets kept):
+    a decimal middle dot ("1·3 million", The Lancet's style) becomes a point, and a space
+    between digit groups ("50 000", "499 000") a thousands comma."""
+    text = _MIDDLE_DOT_DECIMAL.sub(".", text)
+    return _SPACED_THOUSANDS.sub(r"\1,", text)

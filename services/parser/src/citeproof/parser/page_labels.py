@@ -65,8 +65,10 @@ def _edge_lines(lines: list[str]) -> list[str]:
     return content[:EDGE_LINES] + content[-EDGE_LINES:]
 
 
-def _candidates(lines: list[str]) -> set[tuple[str, int]]:
-    """(numbering, value) of every number on the page's edges that could be its page number."""
+def _candidates(lines: list[str], alone_only: bool = False) -> set[tuple[str, int]]:
+    """(numbering, value) of every number on the page's edges that could be its page number;
+    with ``alone_only`` only numbers on a line of their own (a single page has no other page
+    to agree with, and a header's year or volume would pass for its number)."""
     found: set[tuple[str, int]] = set()
     for line in _edge_lines(lines):
         alone = _ARABIC_ALONE.match(line)
@@ -78,6 +80,8 @@ def _candidates(lines: list[str]) -> set[tuple[str, int]]:
             value = roman_value(roman.group("number"))
             if value is not None:
                 found.add((ROMAN, value))
+            continue
+        if alone_only:
             continue
         for pattern in (_ARABIC_LEADING, _ARABIC_TRAILING):
             match = pattern.search(line)
@@ -99,7 +103,12 @@ def _runs(candidates: list[set[tuple[str, int]]], numbering: str) -> list[tuple[
                 pages_of[offset].append(index)
                 support[offset] += 1
     needed = MIN_AGREEING_PAGES if len(candidates) > 1 else 1
-    ranked = [(offset, pages_of[offset]) for offset, count in support.most_common()]
+    # Most pages first; between equals the smaller offset (a year printed on a one-page
+    # source's title block agrees with itself as well as its page number does).
+    ranked = [
+        (offset, pages_of[offset])
+        for offset, _ in sorted(support.items(), key=lambda item: (-item[1], abs(item[0])))
+    ]
     if not ranked or len(ranked[0][1]) < needed:
         return []
     best = len(ranked[0][1])
@@ -140,7 +149,7 @@ def _fill(assigned: list[tuple[str, int] | None]) -> list[tuple[str, int] | None
 
 def detect_page_labels(pages: list[list[str]], pdf_labels: list[str] | None = None) -> PageLabels:
     """The printed page number of every page (see the module's docstring)."""
-    candidates = [_candidates(lines) for lines in pages]
+    candidates = [_candidates(lines, alone_only=len(pages) == 1) for lines in pages]
     # (numbering, offset) per page: arabic runs first, roman ones only where no arabic number is.
     assigned: list[tuple[str, int] | None] = [None] * len(pages)
     for numbering in (ARABIC, ROMAN):

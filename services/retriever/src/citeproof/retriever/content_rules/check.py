@@ -8,10 +8,9 @@ may be the other work's, so only what verifies is reported (quote-verified, quot
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from citeproof.contracts.findings import Finding
 from citeproof.retriever.content_rules.config import ContentRulesConfig
@@ -22,6 +21,7 @@ from citeproof.retriever.content_rules.pages import cited_pages
 from citeproof.retriever.content_rules.quotations import find_quotations
 from citeproof.retriever.content_rules.quote_rule import check_quotation
 from citeproof.retriever.content_rules.source import SourceText, content_stems
+from citeproof.text.quantities import normalise_numerals
 
 DEFAULT_CONFIG = ContentRulesConfig()
 
@@ -68,9 +68,13 @@ def _attribution(citation: CitationInput, span: Span | None) -> tuple[bool, bool
     return owner == citation.marker, works <= 1
 
 
+# Numbers in square brackets are citation markers (or editorial notes), never the claim's
+# quantities, even where the parser did not report them as markers.
+_BRACKETED_NUMBERS = re.compile(r"\[\s*\d{1,4}(?:\s*[,;–-]\s*\d{1,4})*\s*\]")
+
+
 def _blanked(claim: str, spans: Sequence[Span]) -> str:
-    """The claim with its markers replaced by spaces (offsets unchanged): "[12, p. 5]" and
-    "Smith (2020)" hold no numbers of the claim."""
+    """The claim with these spans replaced by spaces (offsets unchanged)."""
     characters = list(claim)
     for start, end in spans:
         for index in range(max(0, start), min(end, len(characters))):
@@ -93,7 +97,11 @@ def check_citation(
         context=citation.context,
         block_quote=citation.block_quote,
     )
+    # Without its markers, "[12, p. 5]" and "Smith (2020)" are no part of a quotation or a
+    # number of the claim; numbers in square brackets are citations of the source's own inside
+    # a quotation (kept there), but no quantities of the claim.
     claim = _blanked(citation.claim, markers)
+    bracketed = [match.span() for match in _BRACKETED_NUMBERS.finditer(claim)]
     cited = cited_pages(source, citation.pinpoint_pages) if citation.pinpoint_pages else None
     findings: list[Finding] = []
 
@@ -109,21 +117,16 @@ def check_citation(
 
     stems = content_stems(folded_words(claim))
     coverage = source.coverage(stems)
-    ranked = _ranked(coverage)
+    # "1·3 million", "50 000" read as written; offsets unchanged.
+    numerals = normalise_numerals(_blanked(claim, bracketed))
     values = [
         quantity
-        for quantity in claim_values(claim)
+        for quantity in claim_values(numerals)
         if _attribution(citation, (quantity.start, quantity.end)) == (True, True)
     ]
     if values:
-        findings.extend(check_numbers(source, claim, values, ranked, config))
+        findings.extend(check_numbers(source, numerals, values, coverage, config))
 
     if not located and _attribution(citation, None)[0]:
         findings.extend(check_page(source, stems, coverage, cited, config))
     return findings
-
-
-def _ranked(coverage: np.ndarray) -> list[int]:
-    """Sentences holding any of the claim's words, best first."""
-    candidates = np.flatnonzero(coverage > 0)
-    return [int(i) for i in candidates[np.argsort(-coverage[candidates], kind="stable")]]

@@ -37,6 +37,10 @@ MAX_VOTING_FREQUENCY = 200
 CLOSEST_PLACES = 5
 # Words of the source around a place aligned with the quotation.
 ALIGN_MARGIN_WORDS = 12
+# A passage is in Title Case when this share of its words longer than three letters (not
+# "of", "the", "and") begin with a capital.
+TITLE_MIN_WORD_CHARS = 3
+TITLE_CAPITALS_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -194,7 +198,7 @@ def locate(source: SourceText, quotation: Quotation) -> QuoteSearch:
             continue
         first = source.word_at_offset(chain[0])
         last = source.word_at_offset(chain[-1] + len(segments[-1].keys) - 1)
-        if any(
+        if not _is_title(source, first, last) and any(
             _case_differs(source, segment, at) for segment, at in zip(segments, chain, strict=True)
         ):
             if case_only is None:
@@ -205,6 +209,15 @@ def locate(source: SourceText, quotation: Quotation) -> QuoteSearch:
         if len(matches) >= MAX_MATCHES:
             break
     return QuoteSearch(matches, None if matches else case_only)
+
+
+def _is_title(source: SourceText, first: int, last: int) -> bool:
+    """The source's passage is set in Title Case (a title, a heading): writers re-case titles
+    to their own citation style ("the treatment of" for "the Treatment of"), so their case is
+    typography, not wording."""
+    words = [w for w in source.words[first : last + 1] if len(w.key) > TITLE_MIN_WORD_CHARS]
+    capitals = sum(1 for word in words if word.exact[:1].isupper())
+    return len(words) >= 2 and capitals >= TITLE_CAPITALS_SHARE * len(words)
 
 
 def _case_differences(

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
-from citeproof.text.quantities import Quantity, extract_quantities
+from citeproof.text.quantities import Quantity, extract_quantities, normalise_numerals
 from citeproof.text.sentences import split_sentences
 from citeproof.text.words import STOPWORDS, stem
 
@@ -224,7 +224,8 @@ class SourceText:
         if self._quantities is None:
             found: list[tuple[int, Quantity]] = []
             for index in range(len(self.sentences)):
-                found.extend((index, q) for q in extract_quantities(self.sentence_text(index)))
+                text = normalise_numerals(self.sentence_text(index))
+                found.extend((index, q) for q in extract_quantities(text))
             self._quantities = found
         return self._quantities
 
