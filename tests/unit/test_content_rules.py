@@ -124,6 +124,7 @@ def test_the_writers_conventions_are_forgiven(source, quoted) -> None:
         "They write ‘the teachers reported fewer headaches in every room’ here.",
         "Sie schreiben „the teachers reported fewer headaches in every room“ hier.",
         "Ils écrivent « the teachers reported fewer headaches in every room » ici.",
+        "They write “the teachers reported fewer headaches in every room ” here.",
     ],
 )
 def test_every_quotation_mark_style_is_read(claim) -> None:

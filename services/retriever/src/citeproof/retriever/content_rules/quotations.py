@@ -79,8 +79,10 @@ class Quotation:
         return [word for segment in self.segments for word in segment.words]
 
 
-# Guillemets are set with spaces inside in French ("« texte »").
+# Guillemets are set with spaces inside in French ("« texte »"); a curly closing mark says
+# which way it faces, so a space typed before it does not make it an opening one.
 _SPACED = frozenset("«»‹›")
+_CLOSING_ONLY = frozenset("”’»›")
 
 
 def _is_opening(text: str, index: int) -> bool:
@@ -97,7 +99,7 @@ def _is_opening(text: str, index: int) -> bool:
 def _is_closing(text: str, index: int) -> bool:
     char = text[index]
     before = text[index - 1] if index else ""
-    if not before or (before.isspace() and char not in _SPACED):
+    if not before or (before.isspace() and char not in _SPACED and char not in _CLOSING_ONLY):
         return False
     if char in _SINGLE:
         after = text[index + 1] if index + 1 < len(text) else ""

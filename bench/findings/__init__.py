@@ -1,0 +1,1 @@
+"""The citation linter's benchmark (`make bench-findings`, bench/results/findings.json)."""
