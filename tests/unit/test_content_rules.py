@@ -5,6 +5,8 @@ shows. Sources are page texts (`SourceText.from_pages`), as the benchmarks build
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from citeproof.pipeline import (
     NUMBER_CONFLICT,
@@ -452,3 +454,43 @@ def test_config_refuses_thresholds_that_cannot_work() -> None:
         ContentRulesConfig(page_nothing_below=0.6, page_clearly_above=0.5)
     with pytest.raises(ContentRulesConfigError, match="cannot exceed"):
         ContentRulesConfig(min_quote_words=3, min_quote_content_words=4)
+
+
+# --- any input ---------------------------------------------------------------------------------
+# A content rule that raises fails the citation's retrieve task (and, for good, its judging):
+# whatever the thesis and the source hold, the rules return findings or none.
+
+_PIECES = st.sampled_from(
+    ["“", "”", '"', "'", "‘", "’", "«", "»", "„", "[…]", "...", "[sic]", "[T]", "(", ")", "[",
+     "]", "43%", "n = 104", "2.5-fold", "1·3 million", "50 000", "p. 5", "xiv", "—", "\n\n",
+     "ﬁ", "e\u0301", "²", " ", "the", "Mortality", "was", "34%", "patients", "2019", "0", "-"]
+)  # fmt: skip
+_TEXT = st.lists(st.one_of(_PIECES, st.text(max_size=12)), max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    claim=_TEXT,
+    context=_TEXT,
+    pages=st.lists(_TEXT, min_size=1, max_size=4),
+    labels=st.lists(st.one_of(st.none(), st.sampled_from(["1", "5", "xiv", "1123"])), max_size=4),
+    pinpoint=st.lists(st.sampled_from(["1", "2", "5", "xiv", "1123", "0", "99999"]), max_size=3),
+    block=st.one_of(st.none(), _TEXT),
+    marker=st.one_of(st.none(), st.tuples(st.integers(-5, 60), st.integers(-5, 60))),
+)
+def test_any_input_gives_findings_or_none(claim, context, pages, labels, pinpoint, block, marker):
+    source = SourceText.from_pages(pages, labels[: len(pages)] or None)
+    markers = [marker] * 2 if marker else []
+    findings = check_citation(
+        source,
+        CitationInput(
+            claim=claim,
+            marker=marker,
+            markers=markers,
+            pinpoint_pages=pinpoint,
+            context=context,
+            block_quote=block,
+        ),
+    )
+    for finding in findings:
+        assert finding.spec.code == finding.rule and finding.message

@@ -9,6 +9,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeproof.devkit.library_run import build_docx
 from citeproof.parser.block_quotes import block_quote_before
@@ -281,3 +283,24 @@ def test_real_papers(name: str, first: str | None, offset: int | None) -> None:
     parsed = parse_bytes(path.read_bytes(), name, None, ParserSettings())
     assert parsed.page_labels[0] == first and parsed.page_label_offset == offset
     assert len(parsed.page_labels) == parsed.pages
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("pPS.f–-—,;& 0123456789ivxlcdmIVX~n\n"))))
+def test_any_pinpoint_reads_as_pages_or_none(text) -> None:
+    pages = pinpoint_pages(text)
+    assert len(pages) <= 40 and all(normalise_page_label(page) == page for page in pages)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pages=st.lists(
+        st.lists(st.text(alphabet=st.sampled_from(list("ab 0123456789ivx-|")), max_size=12),
+                 max_size=8),
+        max_size=6,
+    )
+)  # fmt: skip
+def test_any_pages_give_a_label_or_none_for_each(pages) -> None:
+    detected = detect_page_labels(pages)
+    assert len(detected.labels) == len(pages)
+    assert all(label is None or normalise_page_label(label) == label for label in detected.labels)
