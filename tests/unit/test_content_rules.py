@@ -374,6 +374,22 @@ def test_unsure_comparisons_are_not_reported(claim) -> None:
     assert NUMBER_CONFLICT.code not in rules(check(source, claim))
 
 
+def test_a_bound_elsewhere_does_not_excuse_a_changed_number() -> None:
+    # "less than a fifth" admits 4.5% but states another quantity (the demo's source, [4]).
+    source = SourceText.from_pages(
+        [
+            "Above the city-specific threshold, daily all-cause mortality rose by 2.5% per 1 °C.",
+            "Mortality displacement accounted for less than a fifth of the heat-related excess.",
+        ]
+    )
+    claim = (
+        "Above a city-specific threshold, daily all-cause mortality rises by about 4.5% for "
+        "each additional degree Celsius [4]."
+    )
+    [finding] = check(source, claim)
+    assert (finding.rule, finding.expected, finding.found) == (NUMBER_CONFLICT.code, "4.5%", "2.5%")
+
+
 def test_numerals_are_read_as_printed() -> None:
     # "1·3 million" (a decimal middle dot) and "499 000" (a spaced thousands group).
     source = SourceText.from_pages(

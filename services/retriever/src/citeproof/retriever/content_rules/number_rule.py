@@ -35,7 +35,9 @@ from citeproof.retriever.content_rules.source import SourceText
 from citeproof.text.quantities import (
     COUNT,
     EXACT,
+    LOWER,
     SAMPLE_SIZE,
+    UPPER,
     VALUE,
     YEAR,
     Quantity,
@@ -47,6 +49,8 @@ from citeproof.text.quantities import (
 
 # A value this specific is not a coincidence of wording ("3 groups", "2 weeks" are not).
 MIN_SPECIFIC_DIGITS = 2
+# Words near both numbers before a source's bound counts as stating the claim's value.
+MIN_SHARED_FOR_A_BOUND = 2
 
 
 def claim_values(claim: str) -> list[Quantity]:
@@ -57,14 +61,20 @@ def claim_values(claim: str) -> list[Quantity]:
 
 def _stated_somewhere(source: SourceText, quantity: Quantity, coverage: np.ndarray) -> bool:
     """Some sentence states the claim's value for a comparable quantity, near a word of the
-    claim's number or in a sentence sharing words with the claim."""
+    claim's number or in a sentence sharing words with the claim. A bound ("less than a fifth",
+    "over 40%") admits many values: it counts only near two words of the claim's number."""
     for index, other in source.quantities():
-        if (
+        if not (
             other.role == quantity.role
             and comparable(quantity, other)
             and values_agree(quantity, other)
-            and (meaningful(quantity.context & other.context) or coverage[index] > 0)
         ):
+            continue
+        shared = meaningful(quantity.context & other.context)
+        if other.bound in (LOWER, UPPER):
+            if len(shared) >= MIN_SHARED_FOR_A_BOUND:
+                return True
+        elif shared or coverage[index] > 0:
             return True
     return False
 
