@@ -26,7 +26,7 @@ from pathlib import Path
 from citeproof.cli import main as citeproof_cli
 from citeproof.cli._outcome import EXIT_ERROR, EXIT_INTERRUPTED
 from citeproof.devkit.expected_findings import problem_lines, unmet
-from citeproof.pipeline import LABEL_FINDINGS
+from citeproof.pipeline import INFO, LABEL_FINDINGS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 OUT_DIR = REPO_ROOT / "artifacts" / "demo"
@@ -69,7 +69,8 @@ def _label(citation: dict) -> str:
 
 
 def _print_table(report: dict, expected: dict[tuple[str, str], str]) -> None:
-    print(f"\n{'#':>2}  {'ref':<4} {'verdict':<20} {'conf':>4}  {'intended':<20} claim")
+    head = f"{'#':>2}  {'ref':<4} {'verdict':<20} {'conf':>4}  {'intended':<20} {'findings':<9}"
+    print(f"\n{head} claim")
     agree = 0
     for i, c in enumerate(report["citations"], 1):
         verdict = c["verdict"] or {}
@@ -80,7 +81,10 @@ def _print_table(report: dict, expected: dict[tuple[str, str], str]) -> None:
         agree += label == intended
         shown = claim if len(claim) <= 70 else claim[:69] + "…"
         conf = f"{verdict['confidence']:.2f}" if verdict else "-"
-        print(f"{i:>2}  [{ref or '-':<2}] {label:<20} {conf:>4}  {intended:<20} {shown}")
+        # Errors and warnings (a missing source's info finding is the verdict column already).
+        codes = ",".join(f["rule"] for f in c.get("findings") or [] if f["severity"] != INFO)
+        print(f"{i:>2}  [{ref or '-':<2}] {label:<20} {conf:>4}  {intended:<20} {codes or '-':<9} "
+              f"{shown}")  # fmt: skip
     print(f"\n{agree} of {len(report['citations'])} citations got the verdict their author "
           "intended (needs_review counts as a miss; see docs/judge.md).")  # fmt: skip
 

@@ -56,7 +56,11 @@ def test_the_seeded_errors_are_shown_with_their_evidence_and_exit_1(work: Path) 
     assert problems < html.index("<article")
     summary = report["summary"]
     assert summary["findings"]["error"] >= len(expected["findings"])
-    # The citations of the wrongly attached entry are not judged against the wrong file.
+    # The citations of the wrongly attached entry are not judged against the wrong file: no
+    # verdict, the source-missing finding instead, naming the file that is linked.
+    attached = next(f["attached"] for f in expected["findings"] if f["slug"] == "wrong-attachment")
     for citation in report["citations"]:
         if citation["reference"]["label"] == "3":
-            assert citation["verdict"] is None and citation["source"] is None
+            assert citation["verdict"] is None, citation
+            assert [f["slug"] for f in citation["findings"]] == ["source-missing"], citation
+            assert citation["source"]["filename"] == attached
