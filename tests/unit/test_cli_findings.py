@@ -612,6 +612,16 @@ def test_the_summary_lists_errors_then_warnings_then_bands_and_does_not_reassure
     text = "\n".join(lines)
     assert text.index("errors (1)") < text.index("warnings (1)") < text.index("by band")
     assert "1 of 5 citations could not be examined" in text
-    assert "likely problems:" in text and "Parks lower mortality" in text
     assert "needs attention (--fail-on error,contradicted,unsupported,likely-problem)" in text
     assert "configuration: /x/citeproof.toml" in text
+    # A likely problem that fails the check is listed once, under "needs attention", with the
+    # judge's probability; when --fail-on leaves the band out, the band section lists it.
+    assert text.count("Parks lower mortality") == 1
+    assert text.index("Parks lower mortality") > text.index("needs attention")
+    assert f"{PARTIALLY_SUPPORTED} p=0.70" in text
+    lines.clear()
+    policy = _policy("error")
+    outcome = decide(report, policy)
+    print_summary(report, outcome, policy, coverage(report["citations"]), lines.append, [], None)
+    text = "\n".join(lines)
+    assert "likely problems:" in text and text.count("Parks lower mortality") == 1

@@ -49,9 +49,13 @@ def _where(item: Item) -> str:
 
 
 def _name(item: Item) -> str:
-    """A finding's code and slug; a verdict's label."""
-    rule = RULES_BY_CODE.get(item.name) if item.kind == FINDING else None
-    return f"{item.name} {rule.slug}" if rule else item.name
+    """A finding's code and slug; a verdict's label (with the judge's probability of a
+    problem)."""
+    if item.kind == FINDING:
+        rule = RULES_BY_CODE.get(item.name)
+        return f"{item.name} {rule.slug}" if rule else item.name
+    probability = ((item.citation or {}).get("verdict") or {}).get("problem_probability")
+    return item.name if probability is None else f"{item.name} p={probability:.2f}"
 
 
 def _finding_lines(item: Item) -> list[str]:
@@ -126,7 +130,9 @@ def print_summary(
             for code, n in by_rule.items()
         )
         say(f"\ninfo: {notes}")
-    _print_bands(report, outcome, coverage, say)
+    # Likely problems that fail the check are listed once, under "needs attention".
+    listed_below = LIKELY_PROBLEM in fail_on.bands and not outcome.reason
+    _print_bands(report, outcome, coverage, say, listed_below)
     _print_labels(report, say)
     new = outcome.new
     if outcome.reason:
@@ -159,7 +165,11 @@ def print_summary(
 
 
 def _print_bands(
-    report: dict, outcome: Outcome, coverage: dict, say: Callable[[str], None]
+    report: dict,
+    outcome: Outcome,
+    coverage: dict,
+    say: Callable[[str], None],
+    listed_below: bool,
 ) -> None:
     bands = coverage["bands"]
     if not any(bands[band] for band in BANDS):
@@ -172,6 +182,9 @@ def _print_bands(
     baselined = {id(i.citation) for i in outcome.items if i.kind == VERDICT and i.baselined}
     likely = [c for c in likely if id(c) not in baselined]
     likely.sort(key=lambda c: -((c.get("verdict") or {}).get("problem_probability") or 0.0))
+    if likely and listed_below:
+        say("  (the likely problems are listed under “needs attention” below)")
+        return
     if likely:
         say("  likely problems:")
     for c in likely[:MAX_LISTED]:
