@@ -43,12 +43,14 @@ from bench import common
 from citeproof.contracts.thesis import ThesisAnalysis
 from citeproof.devkit.pdfgen.citestyles import (
     STYLE_AUTHOR_YEAR_BARE,
+    STYLE_AUTHOR_YEAR_RANDOM,
     STYLES,
     StyledThesis,
     ThesisContent,
     content_from_checkcovid,
     styled,
 )
+from citeproof.devkit.pdfgen.reference_formats import random_entry_format
 from citeproof.devkit.pdfgen.thesis_layout import (
     Layout,
     random_layout,
@@ -79,6 +81,80 @@ def load_content(folder: Path = CHECKCOVID) -> ThesisContent:
         for row in (json.loads(line) for line in (folder / CORPUS).read_text().splitlines())
     }
     return content_from_checkcovid(claims, corpus)
+
+
+# --- randomly drawn author-year lists ---------------------------------------------------------
+# Theses per run of the random lists (each in every format): works, format, titles and layout
+# drawn from "<seed>/<n>".
+RANDOM_LISTS = 24
+# Share of titles that get a date, a date range, a count or a dash.
+VARIED_TITLES_SHARE = 0.45
+# Works per random thesis: drawn between these.
+RANDOM_WORKS = (36, 64)
+
+
+def random_list_thesis(seed: str, folder: Path = CHECKCOVID) -> tuple[StyledThesis, Layout]:
+    """One thesis whose author-year list is printed in a randomly drawn format and layout: no
+    gap between entries half the time, hanging, flush or first-line indents, titles with dates,
+    ranges and dashes, titles broken onto their own line."""
+    import random
+
+    claims = [json.loads(line) for line in (folder / TRAIN_CLAIMS).read_text().splitlines()]
+    rng = random.Random(f"random-list/{seed}")
+    content = content_from_checkcovid(
+        claims,
+        load_corpus(folder),
+        works=rng.randint(*RANDOM_WORKS),
+        seed=seed,
+        varied_titles_share=VARIED_TITLES_SHARE,
+    )
+    thesis = styled(content, STYLE_AUTHOR_YEAR_RANDOM, random_entry_format(seed))
+    layout = random_layout(
+        f"random-list/{seed}",
+        entry_gap=rng.choice((False, False, None)),
+        hanging=rng.choice((True, False, False, None)),
+        first_line_indent=True,
+    )
+    return thesis, layout
+
+
+def run_random_lists(
+    base_seed: str, count: int = RANDOM_LISTS, list_formats: tuple[str, ...] | None = None
+) -> dict[str, object]:
+    """``count`` random-list theses from ``base_seed`` in every format, scored like the matrix;
+    per format the summed record and the theses that fell short (seed, link accuracy, wrong
+    links, entries found)."""
+    from citeproof.parser.extract import parse_bytes
+    from citeproof.parser.settings import ParserSettings
+
+    settings = ParserSettings()
+    chosen = list_formats or formats()
+    per_format: dict[str, dict[str, int]] = {fmt: {} for fmt in chosen}
+    short: dict[str, list[dict[str, object]]] = {fmt: [] for fmt in chosen}
+    started = time.perf_counter()
+    for number in range(count):
+        seed = f"{base_seed}/{number}"
+        thesis, layout = random_list_thesis(seed)
+        for fmt in chosen:
+            # One layout per thesis: the PDF, the DOCX and LibreOffice's PDF of that DOCX.
+            data = render(thesis, fmt, layout)
+            name = "thesis.docx" if fmt == "docx" else "thesis.pdf"
+            parsed = parse_bytes(data, name, None, settings, kind="thesis")
+            assert parsed.analysis is not None
+            counts = score(thesis, parsed.analysis, parsed.text).counts
+            for key, value in counts.items():
+                per_format[fmt][key] = per_format[fmt].get(key, 0) + value
+            record = _record(counts)
+            if record["link_accuracy"] != 1.0 or record["wrong_links"]:
+                short[fmt].append({"seed": seed, **record})
+    return {
+        "base_seed": base_seed,
+        "theses": count,
+        "seconds": round(time.perf_counter() - started, 2),
+        "formats": {
+            fmt: {**_record(per_format[fmt]), "short_theses": short[fmt]} for fmt in chosen
+        },
+    }
 
 
 def layout_for(style: str, fmt: str, number: int = 0) -> Layout:

@@ -24,8 +24,17 @@ Then the style matrix (`bench/_extraction_styles.py`): one thesis built from Che
 claims rendered in every citation style, as PDF and DOCX, under random layouts, scored against
 the renderer's key.
 
+Then randomly drawn author-year lists (`bench/_extraction_styles.run_random_lists`): theses whose
+list is printed in an `EntryFormat` and layout drawn from a seed - no gaps between entries,
+hanging, flush and first-line indents, titles without full stops, with dates, ranges and dashes,
+titles broken onto their own line, reports ending in their title - each as PDF, DOCX and (with
+LibreOffice) the DOCX converted to PDF, scored like the matrix. `--lists-seed` picks the draw
+(`--lists` how many theses); the committed results are from a seed nobody looked at while
+building.
+
 Writes bench/results/extraction.json as {"papers": {per paper}, "styles": {per style/format},
-"library_inputs": {kept as bench/library_inputs.py wrote it}} and prints both tables.
+"random_lists": {seed, theses, per format}, "library_inputs": {kept as bench/library_inputs.py
+wrote it}} and prints the tables.
 """
 
 from __future__ import annotations
@@ -351,15 +360,48 @@ def print_styles(styles: dict[str, dict]) -> None:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
 
 
+# The draw of random lists the committed results come from (looked at only to report).
+REPORT_LISTS_SEED = "report-2026-12-02"
+
+
+def _arguments(argv: list[str]):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m bench.extraction", description=__doc__)
+    parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT_FOLDER)
+    parser.add_argument("--lists-seed", default=REPORT_LISTS_SEED)
+    parser.add_argument("--lists", type=int, default=_extraction_styles.RANDOM_LISTS)
+    return parser.parse_args(argv[1:])
+
+
+def print_random_lists(lists: dict) -> None:
+    print(f"random author-year lists: seed {lists['base_seed']!r}, {lists['theses']} theses")
+    columns = ("references_found", "references_expected", "link_accuracy", "wrong_links",
+               "unlinked_citations", "citations_expected")  # fmt: skip
+    header = ["format", *columns, "short_theses"]
+    rows = [
+        [fmt, *(str(row[c]) for c in columns), str(len(row["short_theses"]))]
+        for fmt, row in lists["formats"].items()
+    ]
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+    print(" | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    print("-+-".join("-" * w for w in widths))
+    for row in rows:
+        print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
+
+
 def main(argv: list[str]) -> int:
-    folder = Path(argv[1]) if len(argv) > 1 else DEFAULT_FOLDER
+    arguments = _arguments(argv)
+    folder = arguments.folder
     if not folder.is_dir():
         print(f"no such folder: {folder} (the shared data is not available here)")
         return 1
     papers = run(folder)
     styles: dict[str, dict] = {}
+    lists: dict = {}
     if _extraction_styles.CHECKCOVID.is_dir():
         styles = _extraction_styles.run_matrix()
+        lists = _extraction_styles.run_random_lists(arguments.lists_seed, arguments.lists)
     else:
         print(f"no Check-COVID data in {_extraction_styles.CHECKCOVID}: style matrix skipped")
     # Sections written by other benchmarks (library_inputs: bench/library_inputs.py) are kept.
@@ -367,6 +409,7 @@ def main(argv: list[str]) -> int:
     results = {
         "papers": papers,
         "styles": styles,
+        "random_lists": lists,
         "library_inputs": previous.get("library_inputs", {}),
     }
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
@@ -374,6 +417,9 @@ def main(argv: list[str]) -> int:
     print_table(papers)
     print()
     print_styles(styles)
+    if lists:
+        print()
+        print_random_lists(lists)
     print(f"\nwritten {RESULTS.relative_to(ROOT)}")
     return 0
 

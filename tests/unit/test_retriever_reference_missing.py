@@ -30,7 +30,9 @@ def _citation(citation_id: int, reference_id: int | None, candidates: list[str])
         "claim_start": 100 * citation_id,
         "marker_start": 100 * citation_id + claim.index("("),
         "marker_end": 100 * citation_id + len(claim) - 1,
+        "marker_text": "(Novak, 2022)",
         "candidate_labels": candidates,
+        "cited": '{"names": ["Novak"], "year": 2022}',
     }
 
 

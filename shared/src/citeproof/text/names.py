@@ -32,8 +32,8 @@ def name_key(name: str) -> str:
 
 
 def is_initial(token: str) -> bool:
-    """ "J.", "J", "J.-P.", "Ch.", "JR" - a given-name initial rather than a surname."""
-    return bool(_INITIAL.match(token.strip(",")))
+    """ "J.", "J", "J.-P.", "Ch.", "JR", "É" - a given-name initial rather than a surname."""
+    return bool(_INITIAL.match(fold_diacritics(token.strip(","))))
 
 
 def is_organisation(name: str) -> bool:
@@ -66,6 +66,11 @@ def surname_of(person: str) -> str:
     if len(tokens) > 1 and all(is_initial(t) for t in tokens[1:]) and not is_initial(tokens[0]):
         # "Smith J" / "Smith JR" (Vancouver order without comma).
         return tokens[0]
+    if len(tokens) > 2 and is_initial(tokens[-1]) and not is_initial(tokens[0]):
+        # "de la Cruz É", "van Dijk PJ", "García Márquez G": a longer surname, then initials.
+        while len(tokens) > 1 and is_initial(tokens[-1]):
+            tokens.pop()
+        return " ".join(tokens)
     surname_tokens = [tokens[-1]]
     position = len(tokens) - 2
     while position >= 0 and tokens[position].lower() in SURNAME_PARTICLES:

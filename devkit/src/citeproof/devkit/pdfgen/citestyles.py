@@ -21,6 +21,9 @@ Styles (`STYLES`):
   (full, shortened, "Ibid.") as a numbered list under "Notes" before the bibliography.
 - ``chicago_footnotes``: the same notes printed where Chicago theses usually have them: at the
   foot of the page in PDF, as Word footnotes (word/footnotes.xml) in DOCX.
+
+Beyond the matrix, ``author_year_random`` prints an author–year list in an `EntryFormat` drawn
+at random (`citeproof.devkit.pdfgen.reference_formats`): the lists nobody wrote a style for.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from collections.abc import Iterable
 
 import msgspec
 
+from citeproof.devkit.pdfgen.reference_formats import EntryFormat, format_entry, varied_title
+
 STYLE_NUMERIC = "numeric"
 STYLE_SUPERSCRIPT = "superscript"
 STYLE_AUTHOR_YEAR = "author_year"
@@ -39,6 +44,8 @@ STYLE_AUTHOR_YEAR_BARE = "author_year_bare"
 STYLE_APA = "apa"
 STYLE_CHICAGO_NOTES = "chicago_notes"
 STYLE_CHICAGO_FOOTNOTES = "chicago_footnotes"
+# Not in the matrix: an author-year list in a randomly drawn `EntryFormat`.
+STYLE_AUTHOR_YEAR_RANDOM = "author_year_random"
 STYLES = (
     STYLE_NUMERIC,
     STYLE_SUPERSCRIPT,
@@ -146,13 +153,21 @@ def _rng(*parts: object) -> random.Random:
 
 
 def content_from_checkcovid(
-    claims: Iterable[dict], corpus: dict[str, dict], *, works: int = 48, per_work: int = 3
+    claims: Iterable[dict],
+    corpus: dict[str, dict],
+    *,
+    works: int = 48,
+    per_work: int = 3,
+    seed: int | str | None = None,
+    varied_titles_share: float = 0.0,
 ) -> ThesisContent:
     """A thesis from Check-COVID rows: ``per_work`` claims for each of ``works`` abstracts.
 
     Authors, years and venues are invented deterministically from the abstract's id (the corpus
     has none); some works share first author and year so that suffixes "a"/"b" are needed, one
-    is by an organisation, and a few are web pages.
+    is by an organisation, and a few are web pages. With a ``seed`` the abstracts are a random
+    draw and the invented metadata differ per seed; ``varied_titles_share`` of the titles get a
+    date, a date range, a count or a dash (`reference_formats.varied_title`).
     """
     by_cord: dict[str, list[str]] = defaultdict(list)
     for row in claims:
@@ -160,10 +175,14 @@ def content_from_checkcovid(
         cord = row["cord_id"]
         if cord in corpus and text not in by_cord[cord]:
             by_cord[cord].append(text)
-    chosen = sorted(cord for cord, texts in by_cord.items() if len(texts) >= 2)[:works]
+    eligible = sorted(cord for cord, texts in by_cord.items() if len(texts) >= 2)
+    if seed is None:
+        chosen = eligible[:works]
+    else:
+        chosen = sorted(_rng("works", seed).sample(eligible, min(works, len(eligible))))
     made: list[Work] = []
     for index, cord in enumerate(chosen):
-        rng = _rng("work", cord)
+        rng = _rng("work", cord) if seed is None else _rng("work", seed, cord)
         count = rng.choice((1, 1, 2, 2, 3, 4, 5))
         surnames = rng.sample(SURNAMES, count)
         authors = tuple((rng.choice(GIVEN_NAMES), surname) for surname in surnames)
@@ -178,6 +197,8 @@ def content_from_checkcovid(
         title = " ".join(corpus[cord]["title"].split()).rstrip(".")
         if index % 9 == 4 and not title.endswith("?"):
             title = _as_question(title)
+        if varied_titles_share and rng.random() < varied_titles_share:
+            title = varied_title(title, rng)
         web = rng.random() < WEB_SHARE
         made.append(
             Work(
@@ -313,8 +334,14 @@ def _sentence(title: str) -> str:
 
 
 # --- styling ---------------------------------------------------------------------------------
-def styled(content: ThesisContent, style: str) -> StyledThesis:
-    if style not in STYLES:
+def styled(
+    content: ThesisContent, style: str, entry_format: EntryFormat | None = None
+) -> StyledThesis:
+    """``content`` printed in ``style``; ``author_year_random`` needs the ``entry_format``."""
+    if style == STYLE_AUTHOR_YEAR_RANDOM:
+        if entry_format is None:
+            raise ValueError(f"style {style!r} needs an entry_format")
+    elif style not in STYLES:
         raise ValueError(f"unknown citation style {style!r}; choose one of {', '.join(STYLES)}")
     works = {work.key: work for work in content.works}
     suffixes = _suffixes(content.works)
@@ -343,7 +370,10 @@ def styled(content: ThesisContent, style: str) -> StyledThesis:
                 current.append(Run(" "))
             continue
         narrative = style not in NUMBERED_STYLES and index % 5 == 2 and len(cited) == 1
-        runs, markers = _cite(claim.text, cited, style, numbers, suffixes, narrative)
+        marker_style = style
+        if style == STYLE_AUTHOR_YEAR_RANDOM and entry_format is not None:
+            marker_style = STYLE_APA if entry_format.marker_ampersand else STYLE_AUTHOR_YEAR
+        runs, markers = _cite(claim.text, cited, marker_style, numbers, suffixes, narrative)
         current.extend(runs)
         sentences.append("".join(run.text for run in runs))
         for work, marker in zip(cited, markers, strict=True):
@@ -372,7 +402,14 @@ def styled(content: ThesisContent, style: str) -> StyledThesis:
                 suffixes.get(w.key, ""),
             ),
         )
-        entries = tuple((None, _entry(w, style, suffixes.get(w.key, ""))) for w in ordered)
+        if style == STYLE_AUTHOR_YEAR_RANDOM and entry_format is not None:
+            breaks = _rng("breaks", content.title, msgspec.json.encode(entry_format))
+            entries = tuple(
+                (None, format_entry(w, entry_format, suffixes.get(w.key, ""), breaks))
+                for w in ordered
+            )
+        else:
+            entries = tuple((None, _entry(w, style, suffixes.get(w.key, ""))) for w in ordered)
     return StyledThesis(
         style=style,
         title=content.title,

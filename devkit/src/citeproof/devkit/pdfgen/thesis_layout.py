@@ -62,14 +62,21 @@ class Layout(msgspec.Struct, frozen=True, kw_only=True):
     # Footnotes (notes styles printed at the page foot): the note's number raised ("¹ Ana ...",
     # as Word prints it) or on the line ("1. Ana ...").
     note_number_raised: bool = True
+    # Reference entries without a hanging indent may indent their first line instead.
+    reference_first_line_mm: float = 0.0
 
 
 def random_layout(
-    seed: int | str, *, entry_gap: bool | None = None, hanging: bool | None = None
+    seed: int | str,
+    *,
+    entry_gap: bool | None = None,
+    hanging: bool | None = None,
+    first_line_indent: bool = False,
 ) -> Layout:
     """A plausible thesis layout drawn from ``seed``. ``entry_gap`` forces a visible gap after
     each reference entry (True) or none (False), ``hanging`` a hanging indent or none; None
-    leaves either to chance."""
+    leaves either to chance. ``first_line_indent``: entries without a hanging indent may indent
+    their first line instead (drawn)."""
     rng = random.Random(str(seed))
     size = rng.choice((9.5, 10.0, 10.5, 11.0, 12.0))
     gap = rng.choice((0.0, 0.0, 2.0, 4.0, 6.0, 9.0))
@@ -98,6 +105,8 @@ def random_layout(
         running_header=rng.random() < 0.7,
         # Drawn last, so that the layouts drawn before this field existed stay the same.
         note_number_raised=rng.random() < 0.6,
+        # Only when asked for, so the layouts drawn without it stay the same.
+        reference_first_line_mm=rng.choice((0.0, 5.0, 8.0)) if first_line_indent else 0.0,
     )
 
 
@@ -173,7 +182,7 @@ def render_thesis_pdf(thesis: StyledThesis, layout: Layout) -> bytes:
         leading=layout.reference_size * min(layout.leading, 1.3),
         alignment=TA_LEFT,
         leftIndent=hanging,
-        firstLineIndent=-hanging,
+        firstLineIndent=-hanging if hanging else layout.reference_first_line_mm * mm,
         spaceAfter=layout.entry_gap_pt,
     )
     story = [Paragraph(escape(fonts.printable(thesis.title)), heading)]
@@ -186,7 +195,8 @@ def render_thesis_pdf(thesis: StyledThesis, layout: Layout) -> bytes:
             story.append(Paragraph(f"{number}. {escape(fonts.printable(note))}", reference))
     story.append(Paragraph("Bibliography" if thesis.notes else "References", heading))
     for label, text in thesis.entries:
-        printed = escape(fonts.printable(text))
+        # A "\n" in an entry is a line break made by hand (`reference_formats.format_entry`).
+        printed = "<br/>".join(escape(fonts.printable(line)) for line in text.split("\n"))
         if label is not None:
             printed = f"{escape(label)} {printed}"
         story.append(Paragraph(printed, reference))
@@ -362,7 +372,11 @@ def render_thesis_docx(thesis: StyledThesis, layout: Layout) -> bytes:
     for label, text in thesis.entries:
         para = document.add_paragraph(f"{label} {text}" if label else text)
         para.paragraph_format.left_indent = Mm(layout.hanging_indent_mm)
-        para.paragraph_format.first_line_indent = Mm(-layout.hanging_indent_mm)
+        para.paragraph_format.first_line_indent = Mm(
+            -layout.hanging_indent_mm
+            if layout.hanging_indent_mm
+            else layout.reference_first_line_mm
+        )
         para.paragraph_format.space_after = Pt(layout.entry_gap_pt)
     buffer = io.BytesIO()
     document.save(buffer)

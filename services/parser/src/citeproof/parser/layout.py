@@ -14,6 +14,7 @@ from collections import Counter
 from itertools import pairwise
 
 from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, Block, LineBox
+from citeproof.parser.thesis.entries import is_head_only
 
 # How many lines at the top and bottom of a page can hold a running header/footer.
 EDGE_LINES = 3
@@ -92,16 +93,36 @@ def _repeated_edge_lines(pages: list[list[str]]) -> set[str]:
     if len(pages) < MIN_REPEATS:
         return set()
     counts: Counter[str] = Counter()
+    inside: set[str] = set()
+    numbers: dict[str, set[tuple[str, ...]]] = {}
     for lines in pages:
         content = [line for line in lines if line.strip()]
         edge = content[:EDGE_LINES] + content[-EDGE_LINES:]
         counts.update({_boilerplate_key(line) for line in edge})
+        for line in edge:
+            numbers.setdefault(_boilerplate_key(line), set()).add(tuple(_DIGITS.findall(line)))
+        inside.update(_boilerplate_key(line) for line in content[EDGE_LINES:-EDGE_LINES])
     needed = min(MAX_REPEATS_NEEDED, max(MIN_REPEATS, math.ceil(REPEAT_SHARE * len(pages))))
+    # Content that happens to fall at page edges is no furniture: a line also printed inside a
+    # page, or one whose numbers differ in more than one place (a reference list's "Journal of
+    # Infection 12(3), 40-55." and "... 9(1), 7-19." at two page feet; a running footer's
+    # numbers differ in the page number at most).
     return {
         key
         for key, count in counts.items()
-        if count >= needed and sum(char.isalpha() for char in key) >= MIN_REPEATED_LETTERS
+        if count >= needed
+        and sum(char.isalpha() for char in key) >= MIN_REPEATED_LETTERS
+        and key not in inside
+        and _numbers_vary_at_most_once(numbers[key])
     }
+
+
+def _numbers_vary_at_most_once(occurrences: set[tuple[str, ...]]) -> bool:
+    """The numbers of a line's occurrences differ in one position at most (the page number)."""
+    if len(occurrences) < 2:
+        return True
+    varying = sum(1 for values in zip(*occurrences, strict=True) if len(set(values)) > 1)
+    return varying <= 1
 
 
 def _median(values: list[float]) -> float:
@@ -272,11 +293,27 @@ def lines_to_blocks(
         previous_ended = True
         footnote_zone = len(lines) - FOOTNOTE_ZONE_LINES
         for line_index, line in enumerate(lines):
-            if line_index >= footnote_zone and _FOOTNOTE_BLOCK.match(line) and current:
+            # In a reference list, the line after an entry's authors and year is its title,
+            # however much it looks like a heading ("A SARS-CoV-2 interaction map") or a
+            # footnote ("1 January 2019 – 30 June 2019: ...").
+            entry = _join(current) if current else (blocks[-1].text if blocks else "")
+            title_due = in_entries and is_head_only(entry)
+            # Nor is a line a footnote that goes on with an entry stopped mid-sentence ("...
+            # SARS-CoV-2 in" / "10 Sites in the United States").
+            goes_on_entry = (
+                in_entries and bool(current) and bool(_MID_SENTENCE_END.search(current[-1]))
+            )
+            if (
+                line_index >= footnote_zone
+                and _FOOTNOTE_BLOCK.match(line)
+                and current
+                and not title_due
+                and not goes_on_entry
+            ):
                 # A footnote at the page foot is a block of its own, never the end of the
                 # paragraph above it (see `_move_floats_out_of_sentences`).
                 flush()
-            if _is_heading(line, previous_ended, typical) and line not in starts:
+            if _is_heading(line, previous_ended, typical) and line not in starts and not title_due:
                 flush()
                 in_entries = False
                 blocks.append(Block(HEADING, line, page_number))

@@ -22,7 +22,14 @@ from statistics import median
 
 from citeproof.parser.blocks import LineBox
 from citeproof.parser.layout import breaks_a_range
-from citeproof.parser.thesis.entries import can_end_entry, looks_like_entry_start
+from citeproof.parser.thesis.entries import (
+    HeadShape,
+    can_end_entry,
+    is_head_only,
+    looks_like_entry_start,
+    opens_like,
+    usual_head,
+)
 from citeproof.parser.thesis.sections import is_reference_heading
 from citeproof.text.names import is_organisation
 
@@ -45,6 +52,9 @@ GAP_FACTOR = 1.2
 GAP_SLACK_PT = 1.0
 # A gap this much larger than that pitch separates entries when the next line opens like one.
 CONFIRMED_GAP_PT = 2.0
+# Entries are set apart by space when wide gaps number at least this share of the entry starts
+# the text tells.
+MIN_GAP_SHARE = 0.3
 # Lines of a page whose left edge lies beyond this share of the page width are a second column.
 SECOND_COLUMN_SHARE = 0.42
 # A bibliography entry of notes styles (Chicago, MLA) opens with the first author inverted and
@@ -56,6 +66,7 @@ _INVERTED_NAME_START = re.compile(
 _PAGE_NUMBER = re.compile(r"(?:page\s+)?\d{1,4}", re.IGNORECASE)
 # An appendix heading in ACL style: "A Background & Terminology" (a letter and a few words).
 _LETTERED_HEADING = re.compile(r"[A-H](?:\.\d+)?\s+[A-Z][^.,:;]{2,50}(?<!\s)")
+_YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
 # Headings after the list that end it (its entries never look like this).
 _AFTER_LIST = re.compile(
     r"^(?:[A-Z]\.?\s+|\d+\.?\s+)?(?:appendix|appendices|annex|supplementary|acknowledge?ments?)\b",
@@ -94,11 +105,25 @@ def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: l
             )
             if not text or box is None or page_number:
                 continue
-            if _AFTER_LIST.match(text) or _LETTERED_HEADING.fullmatch(text):
+            if _AFTER_LIST.match(text) or _lettered_heading(text, region):
                 return _entries_only(region)
             column = int(box.left > widths[page_index] * SECOND_COLUMN_SHARE)
             region.append(_Line(page_index, text, box, column))
     return _entries_only(region)
+
+
+def _lettered_heading(text: str, region: list[_Line]) -> bool:
+    """ "A Background & Terminology" after the list - not "C McDonald (2021) Mechanistic", an
+    author list going on with a given-name initial (no dots), a year after it; not "A SARS-CoV-2
+    Interaction Map", a title after its entry's authors and year ("... Haddad, L. (2020)"); not
+    "A Review (40 years on)", a subtitle after a colon."""
+    if not _LETTERED_HEADING.fullmatch(text) or _YEAR.search(text):
+        return False
+    if not region:
+        return True
+    previous = region[-1].text.rstrip()
+    # After a line that cannot end an entry ("...System:", "... Hofer,") it goes on with it.
+    return can_end_entry(previous) and not is_head_only(previous)
 
 
 def _entries_only(region: list[_Line]) -> list[_Line]:
@@ -201,32 +226,71 @@ def _gap_starts(region: list[_Line]) -> set[int] | None:
     wide = {index for index, pitch in pitches.items() if pitch > threshold}
     if not wide or len(wide) == len(pitches):
         return None
+    by_punctuation, by_usual_head = _text_starts_by_kind(region)
+    if len(wide) < MIN_GAP_SHARE * len(by_punctuation | by_usual_head):
+        # A few wide gaps among many entries (a running header above a page's first entry, a
+        # figure) do not make a list whose entries are set apart by space.
+        return None
     starts = {0} | wide
     # A smaller gap (a 4 pt space after entries at a 14 pt pitch, positions rounded by the
     # producer) starts an entry when the text says so too.
     modest = {index for index, pitch in pitches.items() if pitch > inner + CONFIRMED_GAP_PT}
     # A line opening a column or page continues the entry before it unless its text says not.
-    starts.update(
-        index for index in _text_starts(region) if index not in pitches or index in modest
-    )
+    starts.update(index for index in by_punctuation if index not in pitches or index in modest)
+    # A line opening the way the list's entries open, after an entry that has its title, starts
+    # one whatever the space above it.
+    starts.update(by_usual_head)
     return starts
 
 
 def _text_starts(region: list[_Line]) -> set[int]:
-    """Lines that open like an entry after a line that can end one (the punctuation rule).
+    """Lines that open like an entry after a line that can end one (the punctuation rule), and
+    never right after an entry that is only its authors and year (its title comes next, even a
+    title that opens like an entry: "COVID-19, 2019: ...", "South Korea, 2020: ...").
 
     The line is read with the few after it: a long author list puts the year on the next line.
+    Where most entries found so open alike ("Smith, J. (2020)."), a line opening that way also
+    starts one after an entry that has its title, even when that entry ends without
+    punctuation (a report's title, a trailing comma): `entries.usual_head`.
     """
-    return {
-        index
-        for index in range(len(region))
-        if (
+    by_punctuation, by_usual_head = _text_starts_by_kind(region)
+    return by_punctuation | by_usual_head
+
+
+def _text_starts_by_kind(region: list[_Line]) -> tuple[set[int], set[int]]:
+    """(starts after a line that can end an entry, starts only the usual head tells)."""
+    starts = _scan_text_starts(region)
+    usual = usual_head([_with_following(region, index) for index in sorted(starts)])
+    if usual is None:
+        return starts, set()
+    with_usual = _scan_text_starts(region, usual)
+    return with_usual & starts, with_usual - starts
+
+
+def _scan_text_starts(region: list[_Line], usual: HeadShape | None = None) -> set[int]:
+    starts: set[int] = set()
+    entry_so_far = ""
+    for index, line in enumerate(region):
+        opens = (
             looks_like_entry_start(_with_following(region, index))
-            or _INVERTED_NAME_START.match(region[index].text)
-            or _opens_with_organisation(region[index].text)
+            or _INVERTED_NAME_START.match(line.text)
+            or _opens_with_organisation(line.text)
         )
-        and (index == 0 or _previous_can_end(region, index))
-    }
+        if (
+            opens
+            and (
+                index == 0
+                or (
+                    _previous_can_end(region, index) and not (starts and is_head_only(entry_so_far))
+                )
+            )
+        ) or (
+            usual is not None and opens_like(_with_following(region, index), usual, entry_so_far)
+        ):
+            starts.add(index)
+            entry_so_far = ""
+        entry_so_far = f"{entry_so_far} {line.text}" if entry_so_far else line.text
+    return starts
 
 
 def _previous_can_end(region: list[_Line], index: int) -> bool:

@@ -61,6 +61,11 @@ _AUTHOR_YEAR_HEAD = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _NAME_WORD = re.compile(r"^[A-Z\u00c0-\u024f\u0400-\u04ff][\w'’\u00c0-\u024f.\-]*$|^[A-Z]\.?$")
+# Lower-case words of titles that no list of names has ("From April to July 2021: ...");
+# organisations may have some ("Centers for Disease Control").
+_TITLE_WORDS = re.compile(
+    r"\b(?:of|for|the|on|in|to|from|at|with|by|during|between|among|after|before|versus|vs)\b"
+)
 _CONNECTIVES = frozenset("and & et al. al others of for the on in und y e et".split())
 # Leading spaces only from the start of their run: a long run is scanned once, not per space.
 _END_OF_AUTHOR_PIECE = re.compile(r"(?:(?<!\s)\s++)?(?:,|;|\band\b|&|\bund\b)\s*+")
@@ -130,6 +135,9 @@ def looks_like_author_block(block: str) -> bool:
         # One plain word ("Database, 2016.") is a venue line; organisations have several words
         # or are acronyms ("UNESCO").
         return False
+    if re.search(r"\d", block):
+        # Names have no digits: "COVID-19, 2019: ..." is a title line, not "COVID-19" + year.
+        return False
     # A full word ending a sentence inside the block: it spans the end of another entry.
     if re.search(r"(?<!\bal)(?<!\bJr)(?<!\bSr)[A-Za-z\u00c0-\u024f\d]{2}\.\s", block):
         return False
@@ -152,9 +160,10 @@ def looks_like_author_block(block: str) -> bool:
                 continue
             bad += 1 if number else len(pieces)
             break
-        if capitalised == 0 and piece.strip().lower() not in ("et al.", "others"):
+        # "et al." with or without its full stop (the separator before a year may take it).
+        if capitalised == 0 and piece.strip().lower().rstrip(".") not in ("et al", "others"):
             bad += 1 if number else len(pieces)
-    if re.search(r"\b(?:of|for|the|on|in)\b", block) and not is_organisation(block):
+    if re.search(_TITLE_WORDS, block) and not is_organisation(block):
         # "Findings of EMNLP 2020": connectives belong to organisation names only.
         return False
     # Long author lists survive a name or two mangled by extraction; the first must be clean.
@@ -194,9 +203,29 @@ def _can_end_entry(line: str) -> bool:
     return stripped[-1] in ".)]}0123456789" or bool(_IDENTIFIER_AT_END.search(stripped))
 
 
+def is_head_only(entry: str) -> bool:
+    """The entry so far is its author list and year and nothing else ("Smith, J. (2020)."):
+    its title is still to come, so it cannot end here."""
+    head = _AUTHOR_YEAR_HEAD.match(entry)
+    return head is not None and not entry[head.end() :].strip(" \t\n.,:;)]")
+
+
 def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
-    """View offsets where author-year entries start."""
+    """View offsets where author-year entries start: by punctuation and breaks first; then,
+    where most entries open alike, also a line opening that way right after an entry that
+    already has its title, even one ending without punctuation (`usual_head`)."""
+    starts = _scan_author_year_entries(text, lines, end)
+    usual = usual_head([text[offset : offset + MAX_HEAD_READ_CHARS] for offset in starts])
+    if usual is None:
+        return starts
+    return _scan_author_year_entries(text, lines, end, usual)
+
+
+def _scan_author_year_entries(
+    text: str, lines: list[Line], end: int, usual: HeadShape | None = None
+) -> list[int]:
     starts: list[int] = []
+    entry_so_far = ""
     previous_content: str | None = None
     in_footnote = False
     after_break = False
@@ -217,15 +246,124 @@ def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
         if in_footnote and not looks_like_start:
             continue
         in_footnote = False
-        if looks_like_start and (
-            previous_content is None
-            or _can_end_entry(previous_content)
-            or (after_break and not _continues_author_list(previous_content))
+        opening = text[offset : offset + MAX_HEAD_READ_CHARS]
+        after_a_break = (
+            after_break
+            and previous_content is not None
+            and not (_continues_author_list(previous_content) and _in_author_list(entry_so_far))
+        )
+        if after_a_break and usual is not None and not _can_end_entry(previous_content or ""):
+            # A break after a line that cannot end an entry is a page or column break as often
+            # as an entry's end ("... Conditions -" / "- United States, January-May 2020"):
+            # where the list's entries open alike, the line must open that way too.
+            after_a_break = opens_like(opening, usual, entry_so_far)
+        if (
+            looks_like_start
+            and (previous_content is None or _can_end_entry(previous_content) or after_a_break)
+            and not (starts and is_head_only(entry_so_far))
+        ) or (
+            usual is not None
+            and previous_content is not None
+            and opens_like(opening, usual, entry_so_far)
         ):
             starts.append(offset)
+            entry_so_far = ""
+        entry_so_far = f"{entry_so_far} {content}" if entry_so_far else content
         previous_content = content
         after_break = False
     return starts
+
+
+# Characters read after a line start to find an entry's head (authors and year).
+MAX_HEAD_READ_CHARS = 300
+# The usual head must open at least this many entries, and this share of the starts found.
+MIN_USUAL_HEADS = 4
+USUAL_HEAD_SHARE = 0.6
+# First-author forms: "Smith, J." / "Smith J" / "J. Smith" (a person with initials), or other.
+FORM_INVERTED = "inverted"
+FORM_COMPACT = "compact"
+FORM_GIVEN_FIRST = "given_first"
+FORM_OTHER = "other"
+_PERSON_FORMS = frozenset({FORM_INVERTED, FORM_COMPACT, FORM_GIVEN_FIRST})
+_UPPER = "A-Z\\u00c0-\\u00de"
+_LETTERS = "\\w'’\\u00c0-\\u024f"
+_SURNAME = (
+    r"(?:(?:van|von|de|der|den|du|da|di|la|le|del|della|dos|ten|ter)\s)*"
+    rf"[{_UPPER}][{_LETTERS}]*(?:-[{_UPPER}][{_LETTERS}]*)?"
+)
+_INITIALS = rf"(?:[{_UPPER}]\.(?:\s?-?[{_UPPER}]\.)*|[{_UPPER}](?:-?[{_UPPER}]){{0,2}})"
+_FIRST_AUTHOR_FORMS = (
+    (FORM_INVERTED, re.compile(rf"{_SURNAME},\s{_INITIALS}(?=[\s,.;&]|$)")),
+    (FORM_COMPACT, re.compile(rf"{_SURNAME}\s{_INITIALS}(?=[,.;&]|\s(?:and|&)\s|\s\(|$)")),
+    (FORM_GIVEN_FIRST, re.compile(rf"{_INITIALS}\s{_SURNAME}(?=[\s,.;&]|$)")),
+)
+
+
+class HeadShape(msgspec.Struct, frozen=True):
+    """How an entry opens: its first author's form and the punctuation around its year
+    ("inverted", " (", ")." for "Smith, J. (2020).")."""
+
+    form: str
+    before_year: str
+    after_year: str
+
+
+def head_shape(line: str) -> HeadShape | None:
+    """The shape of the entry head ``line`` opens with, or None when it opens none."""
+    match = _AUTHOR_YEAR_HEAD.match(line)
+    if match is None or not looks_like_author_block(match.group("authors")):
+        return None
+    form = next((name for name, pattern in _FIRST_AUTHOR_FORMS if pattern.match(line)), FORM_OTHER)
+    between = line[match.end("authors") : match.start("year")]
+    # The year's own opening: a bracket, else a comma, else a full stop (one that closes
+    # "et al." or an initial is the authors' own: "Smith, J. (2020)" opens like "Smith J (2020)").
+    before = next((mark for mark in "(,." if mark in between), "")
+    after = "".join(line[match.end("year") : match.end("year") + 2].split())[:2]
+    return HeadShape(form, before, "".join(c for c in after if not c.isalnum()))
+
+
+def usual_head(openings: list[str]) -> HeadShape | None:
+    """The head shape most entries open with, when most do and it names a person with
+    initials (organisations and full given names vary too much to go by)."""
+    shapes = [shape for shape in map(head_shape, openings) if shape is not None]
+    if not shapes:
+        return None
+    usual = max(set(shapes), key=shapes.count)
+    count = shapes.count(usual)
+    if count < MIN_USUAL_HEADS or count < len(openings) * USUAL_HEAD_SHARE:
+        return None
+    return usual if usual.form in _PERSON_FORMS else None
+
+
+def opens_like(line: str, usual: HeadShape, entry_so_far: str) -> bool:
+    """``line`` opens an entry the usual way, and the entry before it is complete: past its
+    author list and its year, with a title. A line breaking inside a title never opens with
+    "Surname, I. (2020)."."""
+    if not entry_so_far or is_head_only(entry_so_far) or _in_author_list(entry_so_far):
+        return False
+    shape = head_shape(line)
+    if shape == usual:
+        return True
+    # An organisation as author ("World Health Organization (2020).") has no initials; it opens
+    # like the others when the year is set the same way.
+    head = _AUTHOR_YEAR_HEAD.match(line)
+    return (
+        shape is not None
+        and head is not None
+        and shape.form == FORM_OTHER
+        and shape.after_year == usual.after_year
+        and shape.before_year[-1:] == usual.before_year[-1:]
+        and is_organisation(head.group("authors"))
+        # One organisation, not a title's last words run into it ("Meta-Analysis, World
+        # Health Organization").
+        and "," not in head.group("authors")
+    )
+
+
+def _in_author_list(entry: str) -> bool:
+    """The entry so far has not reached its year: a comma or "and" at its end continues the
+    author list. After the year, a trailing comma ends a title ("..., 2020,")."""
+    return _AUTHOR_YEAR_HEAD.match(entry) is None
 
 
 def _continues_author_list(line: str) -> bool:
@@ -281,6 +419,10 @@ def _with_mid_line_starts(text: str, starts: list[int], end: int) -> list[int]:
         cursor = entry_start + own_head.end() if own_head else entry_start
         for offset in _mid_line_candidates(text, cursor, entry_end):
             if offset <= cursor or not _author_year_start(text, offset, entry_end, strict=True):
+                continue
+            if not text[cursor:offset].strip(" \t\n.,:;)]"):
+                # Right after an entry's authors and year comes its title, whatever it looks
+                # like ("Smith (2020). South Korea, 2021: ...").
                 continue
             result.append(offset)
             head = _AUTHOR_YEAR_HEAD.match(text[offset:entry_end])

@@ -31,6 +31,8 @@ COUNT_WEIGHT = 2
 SUFFIX_WEIGHT = 1
 # "et al." implies at least this many authors.
 MIN_ET_AL_AUTHORS = 3
+# An organisation's name found inside another name counts from this many letters.
+MIN_CONTAINED_NAME_CHARS = 3
 
 _ET_AL_IN_ENTRY = re.compile(r"\bet\s*al\b|\bothers\b", re.IGNORECASE)
 
@@ -175,7 +177,12 @@ def _first_author_matches(item: MarkerItem, reference: Reference) -> bool:
             return True
         if is_organisation(reference.authors[0]) or is_organisation(marker_name):
             reference_key = name_key(reference.authors[0])
-            if marker_key in reference_key or reference_key in marker_key:
+            # A name within the other ("WHO" in "WHO Regional Office"), never a mere letter or
+            # two ("e" is in "World Health Organization").
+            shorter = min(len(marker_key), len(reference_key))
+            if shorter >= MIN_CONTAINED_NAME_CHARS and (
+                marker_key in reference_key or reference_key in marker_key
+            ):
                 return True
     if marker_name.isupper() and 2 <= len(marker_key) <= 8:
         # "(WHO, 2014)" for "World Health Organization (WHO). 2014.": an acronym.

@@ -6,7 +6,7 @@ import re
 
 import msgspec
 
-from citeproof.parser.thesis.entries import looks_like_entry_start
+from citeproof.parser.thesis.entries import can_end_entry, is_head_only, looks_like_entry_start
 
 # Reference-list headings in the languages theses are commonly written in. Matched as a whole
 # line, optionally numbered ("7 References", "VII. REFERENCES").
@@ -76,6 +76,8 @@ _LETTERED_APPENDIX = re.compile(
 )
 # More words than this on such a line is a wrapped title line inside an entry, not a heading.
 MAX_APPENDIX_HEADING_WORDS = 7
+# How far back the line before such a heading is read.
+MAX_ENTRY_HEAD_CHARS = 400
 
 
 # Less text than this after a heading cannot hold a reference list.
@@ -180,7 +182,14 @@ def find_reference_section(text: str) -> Section | None:
     if after is not None:
         end = after.start()
     for lettered in _LETTERED_APPENDIX.finditer(text, start, end):
-        if len(lettered.group(0).split()) <= MAX_APPENDIX_HEADING_WORDS:
-            end = lettered.start()
-            break
+        if len(lettered.group(0).split()) > MAX_APPENDIX_HEADING_WORDS:
+            continue
+        before = text[max(start, lettered.start() - MAX_ENTRY_HEAD_CHARS) : lettered.start()]
+        last_line = before.rstrip().rsplit("\n", 1)[-1]
+        if is_head_only(last_line) or not can_end_entry(last_line):
+            # "A SARS-CoV-2 interaction map" after "Okafor, P. and Haddad, L. (2020)", or "A
+            # Review" after "...System:": the entry's title goes on, this is no appendix.
+            continue
+        end = lettered.start()
+        break
     return Section(heading_start=chosen.start(), start=start, end=end)
