@@ -118,6 +118,16 @@ def test_other_names_do_not_match(surname, person):
     assert not surname_matches(surname, person)
 
 
+@pytest.mark.parametrize(
+    ("surname", "person"),
+    [("Das", "Nikhil Das"), ("Das", "Das, N."), ("Le", "T. Hoang Ngan Le"), ("Du", "Wei Du"),
+     ("van der Berg", "Ines van der Berg"), ("Le Roux", "Pierre Le Roux")],
+)
+def test_a_surname_that_is_a_particle_word_is_kept(surname, person):
+    # Dropping "das" or "le" everywhere lost the whole surname: no match with the person.
+    assert surname_matches(surname, person)
+
+
 def test_name_tokens_drop_particles_initials_and_et_al():
     assert name_tokens("van der Berg, J.-P.") == ["berg"]
     assert name_tokens("Smith et al.") == ["smith"]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import threading
 import time
 import unicodedata
@@ -422,6 +423,14 @@ class Fault:
     location: str = "http://169.254.169.254/latest/meta-data/"
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (a timeout, a refused oversized answer) is no error of the stub."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
+
+
 class StubServer:
     """One index's API (Crossref or OpenAlex dialect) on 127.0.0.1."""
 
@@ -474,7 +483,7 @@ class StubServer:
                     pass
 
         self._handler = Handler
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)

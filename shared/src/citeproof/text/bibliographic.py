@@ -171,9 +171,17 @@ def name_tokens(name: str | None) -> list[str]:
     if not name:
         return []
     tokens: list[str] = []
-    for raw in _NAME_SPLIT.split(fold_diacritics(latex_to_text(name))):
+    decoded = fold_diacritics(latex_to_text(name))
+    words = _NAME_SPLIT.split(decoded)
+    # A particle precedes the surname it belongs to ("van der Berg"); a particle-word with no
+    # name after it in its part of the name is the surname itself ("Nikhil Das", "Das, N.",
+    # "Thanh Le", "Du").
+    family_end = len(_NAME_SPLIT.split(decoded.split(",", 1)[0])) if "," in decoded else len(words)
+    for position, raw in enumerate(words):
         lowered = raw.lower()
-        if not raw or lowered in SURNAME_PARTICLES or lowered in NAME_SUFFIXES:
+        if not raw or lowered in NAME_SUFFIXES:
+            continue
+        if lowered in SURNAME_PARTICLES and _name_follows(words, position, family_end):
             continue
         if lowered in _NOT_NAMES:
             continue
@@ -182,6 +190,17 @@ def name_tokens(name: str | None) -> list[str]:
             continue
         tokens.append(key)
     return tokens
+
+
+def _name_follows(words: list[str], position: int, end: int) -> bool:
+    """Is there a name word (not a particle, suffix or initial) after ``position`` before
+    ``end``?"""
+    return any(
+        word.lower() not in SURNAME_PARTICLES
+        and word.lower() not in NAME_SUFFIXES
+        and len(name_key(word)) > MAX_INITIAL_CHARS
+        for word in words[position + 1 : end]
+    )
 
 
 def _pieces(name: str) -> list[str]:

@@ -57,7 +57,6 @@ from citeproof.retractions import (
 )
 from citeproof.retriever.verify.client import Unanswered
 from citeproof.retriever.verify.compare import (
-    PRINTED,
     RawView,
     author_in_record,
     cites_preprint,
@@ -67,10 +66,12 @@ from citeproof.retriever.verify.compare import (
     identity_score,
     is_other_work,
     is_same_work,
+    is_short_title,
     printed_score,
+    title_printed_right,
     year_ok,
 )
-from citeproof.retriever.verify.entries import OUT_OF_SCOPE_KINDS, Entry
+from citeproof.retriever.verify.entries import OUT_OF_SCOPE_KINDS, Entry, title_candidates
 from citeproof.retriever.verify.lookups import (
     BY_DOI,
     BY_ISBN,
@@ -275,7 +276,9 @@ class Verifier:
             best = max(records, key=lambda r: identity_score(r, entry, raw))
             identity = identity_score(best, entry, raw)
             author = first_author_ok(best, entry, raw)
-            if is_same_work(identity, author, year_ok(best, entry)) or (
+            year = year_ok(best, entry, raw)
+            printed = printed_score(best, entry, raw)
+            if is_same_work(printed, identity, author, year, is_short_title(best)) or (
                 not is_other_work(identity, author) and kind != BY_ISBN
             ):
                 matching.record = best
@@ -324,8 +327,9 @@ class Verifier:
                 author_ok = first_author_ok(record, entry, raw)
                 if author_ok is False and author_in_record(record, entry):
                     author_ok = True  # the right people, another order: still this work
-                year = year_ok(record, entry)
-                if is_same_work(identity, author_ok, year):
+                year = year_ok(record, entry, raw)
+                printed = printed_score(record, entry, raw)
+                if is_same_work(printed, identity, author_ok, year, is_short_title(record)):
                     scored.append((identity, record))
             if scored:
                 matching.record = max(scored, key=lambda pair: pair[0])[1]
@@ -337,7 +341,7 @@ class Verifier:
             return []
         dois = list(entry.dois[:MAX_DOIS])
         pmids = [entry.pmid] if entry.pmid else []
-        keys = [title_key(entry.searchable_title)] if entry.searchable_title else []
+        keys = [title_key(t) for t in title_candidates(entry)]
         if record is not None:
             dois += [record.doi] if record.doi else []
             pmids += [record.pmid] if record.pmid else []
@@ -491,7 +495,7 @@ def _differences(
     entry: Entry, raw: RawView, record: IndexRecord, matching: _Matching
 ) -> list[Difference]:
     differences = []
-    if printed_score(record, entry, raw) < PRINTED:
+    if not title_printed_right(record, entry, raw):
         differences.append(
             Difference(
                 field="title",
@@ -508,7 +512,7 @@ def _differences(
                 found=record.authors[0],
             )
         )
-    if year_ok(record, entry) is False:
+    if year_ok(record, entry, raw) is False:
         differences.append(
             Difference(field="year", expected=str(entry.year), found=str(record.year))
         )

@@ -1,0 +1,1 @@
+"""Reference verification benchmark (make bench-references)."""
