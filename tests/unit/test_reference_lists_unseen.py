@@ -367,3 +367,14 @@ def test_a_title_line_opening_with_a_number_at_a_page_foot_is_no_footnote():
     assert " ".join(block.text for block in blocks) == " ".join(first_page + second_page)
     opening = [block.text.startswith(tuple(starts[0] + starts[1])) for block in blocks]
     assert all(opening[i] or blocks[i].continues for i in range(len(blocks)))
+
+
+def test_a_number_after_a_title_word_does_not_end_an_entry():
+    text = (
+        "Body (Yilmaz, 2019; Kim and Novak, 2020).\n\nReferences\n\n"
+        "Kim, E, Novak, J, 2020, Gowns in surgical wards, Vaccine, 3, 10–19\n"
+        "Yilmaz, P, 2019, High Proportion of Asymptomatic Infections in 9\n"
+        "Long-Term Care Facilities, Pasadena, California, USA, April 2020, Journal of "
+        "Hospital Infection, 55, 195–653\n"
+    )
+    assert _labels(text) == ["Kim2020", "Yilmaz2019"]

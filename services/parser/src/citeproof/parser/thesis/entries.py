@@ -200,7 +200,17 @@ def _can_end_entry(line: str) -> bool:
     # "Smith, J." at a line end is an author list still running.
     if re.search(r"(?:^|[\s,])[A-Z]\.$", stripped):
         return False
+    # "... Infections in 9" at a line end is a title running on ("9 Long-Term Care Facilities"):
+    # an entry's last number follows punctuation, a name or "pp.", not a lower-case word.
+    number_after = _NUMBER_AFTER_WORD.search(stripped)
+    if number_after and number_after.group(1).lower() not in _IMPRINT_WORDS:
+        return False
     return stripped[-1] in ".)]}0123456789" or bool(_IDENTIFIER_AT_END.search(stripped))
+
+
+_NUMBER_AFTER_WORD = re.compile(r"(?:^|\s)([a-z]+)\s+\d+$")
+# Lower-case words an entry's last number may follow: "pp 12", "vol 3", "no 4", "art 12".
+_IMPRINT_WORDS = frozenset("pp p vol no nr art pages page issue suppl".split())
 
 
 def is_head_only(entry: str) -> bool:
