@@ -625,3 +625,16 @@ def test_the_summary_lists_errors_then_warnings_then_bands_and_does_not_reassure
     print_summary(report, outcome, policy, coverage(report["citations"]), lines.append, [], None)
     text = "\n".join(lines)
     assert "likely problems:" in text and text.count("Parks lower mortality") == 1
+
+
+def test_every_sarif_help_uri_points_at_a_heading_of_docs_rules_md() -> None:
+    headings = {
+        line[3:].strip().lower().replace(" ", "-")
+        for line in (ROOT / "docs" / "rules.md").read_text().splitlines()
+        if line.startswith("## ")
+    }
+    report = _report(_citation(1))
+    sarif = to_sarif(decide(report, ExitPolicy()), DEFAULT, Path("t.md"), "1", {})
+    for rule in sarif["runs"][0]["tool"]["driver"]["rules"][: len(RULES)]:
+        document, _, anchor = rule["helpUri"].partition("#")
+        assert document == "docs/rules.md" and anchor in headings, rule["id"]
