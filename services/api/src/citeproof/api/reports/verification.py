@@ -40,7 +40,9 @@ def verification_text(verification: EntryVerification | None) -> str:
         f"{index_name(q.index)} by {q.by}: {q.outcome}{' (cached)' if q.cached else ''}"
         for q in verification.looked_up
     )
-    detail = verification.detail[:1].upper() + verification.detail[1:]
+    detail = verification.detail
+    if not detail.startswith(("doi:", "arXiv:")):
+        detail = detail[:1].upper() + detail[1:]
     if verification.status == NOT_FOUND_STATUS:
         return f"{STATUS_NAMES[NOT_FOUND_STATUS]} ({asked})."
     return f"{detail}{f' ({asked})' if asked else ''}."

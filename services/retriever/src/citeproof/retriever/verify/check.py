@@ -247,10 +247,13 @@ class Verifier:
             result.asked.append(Asked(index, kind, key, f"not looked up: {exc}"))
             return None
         matching.answered.add(index)
-        result.asked.append(
-            Asked(index, kind, key, "found" if answer.found else "none", answer.cached)
-        )
-        return [record for record in answer.records if not record.is_notice]
+        records = [record for record in answer.records if not record.is_notice]
+        if kind == BY_SEARCH:
+            outcome = f"{len(records)} candidates, none the entry's work" if records else "nothing"
+        else:
+            outcome = "found" if records else "not known there"
+        result.asked.append(Asked(index, kind, key, outcome, answer.cached))
+        return records
 
     async def _by_identifiers(
         self, entry: Entry, raw: RawView, matching: _Matching, result: EntryResult
@@ -282,10 +285,12 @@ class Verifier:
                 not is_other_work(identity, author) and kind != BY_ISBN
             ):
                 matching.record = best
+                _mark(result, index, kind, "the entry's work")
                 matching.matched_by = BY_ARXIV if label.startswith("arXiv") else kind
                 return
             if kind != BY_ISBN and matching.other_work is None:
                 matching.identifier, matching.other_work = label, best
+                _mark(result, index, kind, "another work")
         for label, *_ in questions:
             if label not in resolved and label.startswith(("doi:", "arXiv:", "PMID")):
                 if label not in matching.unresolved and label != matching.identifier:
@@ -333,6 +338,7 @@ class Verifier:
                     scored.append((identity, record))
             if scored:
                 matching.record = max(scored, key=lambda pair: pair[0])[1]
+                _mark(result, index, BY_SEARCH, "the entry's work")
                 matching.matched_by = BY_SEARCH
                 return
 
@@ -400,7 +406,7 @@ class Verifier:
             return
         if matching.other_work is not None:
             result.status = VERIFIED
-            result.detail = f"{matching.identifier} resolves to another work"
+            result.detail = f"{matching.identifier} is the identifier of another work"
             return
         if matching.unreachable:
             result.status = NOT_LOOKED_UP
@@ -440,6 +446,15 @@ class Verifier:
                 found="; ".join(dict.fromkeys(matching.searched)),
             )
         )
+
+
+def _mark(result: EntryResult, index: str, kind: str, outcome: str) -> None:
+    """Say what the last answer of `index` to a `kind` question turned out to be."""
+    for position in range(len(result.asked) - 1, -1, -1):
+        asked = result.asked[position]
+        if asked.index == index and asked.kind == kind:
+            result.asked[position] = Asked(asked.index, kind, asked.key, outcome, asked.cached)
+            return
 
 
 def _title_guess(entry: Entry) -> str | None:
