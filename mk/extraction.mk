@@ -13,3 +13,7 @@ libreoffice-deps: ## install Debian's headless LibreOffice Writer (DOCX -> PDF f
 
 bench-extraction: setup libreoffice-deps ## thesis analysis against the S2ORC keys and the style matrix (bench/results/extraction.json)
 	$(PY) -m bench.extraction $(EXTRACTION_PAPERS)
+
+.PHONY: bench-attachments
+bench-attachments: setup ## entry-vs-PDF checks (CP311/CP312): seeded wrong attachments, years, first authors and normal variations (bench/results/attachment_checks.json)
+	$(PY) -m bench.attachment_checks

@@ -200,3 +200,38 @@ def test_config_refuses_contradictory_thresholds():
     with pytest.raises(ValueError, match="page_lacks_title"):
         AttachmentConfig(page_lacks_title=0.9, page_prints_title=0.8).validate()
     AttachmentConfig().validate()
+
+
+def test_the_files_creation_year_is_not_the_works_year():
+    """A PDF whose metadata year is its file's creation date (2000) while its front prints
+    2021: the entry's 2021 agrees; 2018 differs from the printed year, not from 2000."""
+    source = msgspec.structs.replace(_source(), year=2000)
+    assert attachment_findings(_entry(), source) == []
+    (finding,) = attachment_findings(_entry(year=2018), source)
+    assert [(d.field, d.expected, d.found) for d in finding.differences] == [
+        ("year", "2018", "2021")
+    ]
+
+
+def test_titles_sharing_topic_words_with_two_other_fields_differing_are_another_work():
+    """Two works on one topic share title words (agreement between the thresholds); the DOI and
+    the first author both differ: another work."""
+    other = _source(
+        title="Classroom ventilation and the attention of primary school pupils",
+        authors=("Hiroshi Tanaka", "Ingrid Øberg"),
+        doi="10.5555/attention.2020.1",
+        year=2020,
+        page=(
+            "Indoor Air Letters 13(1), 11–19, 2020\nClassroom ventilation and the attention of "
+            "primary school pupils\nHiroshi Tanaka, Ingrid Øberg\nDOI: 10.5555/attention.2020.1\n"
+            "Abstract\nPupils in 30 classrooms took attention tests in weeks with windows open "
+            "and weeks with windows shut. Test scores were higher in the weeks with open "
+            "windows, and the difference grew with the carbon dioxide concentration of the "
+            "rooms in the shut weeks. Teachers reported fewer complaints about headaches. The "
+            "effect was largest in the afternoon lessons and in the smallest rooms."
+        ),
+    )
+    entry = _entry(doi="10.5555/vent.2021.004")
+    (finding,) = attachment_findings(entry, other)
+    assert finding.rule == WRONG_ATTACHMENT.code
+    assert {d.field for d in finding.differences} >= {"doi", "first_author"}

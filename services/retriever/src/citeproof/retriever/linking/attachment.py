@@ -49,8 +49,9 @@ from citeproof.text.normalize import collapse_whitespace, comparison_key
 
 # Title agreement (0..1) at which the PDF's own title is the entry's.
 TITLE_AGREES: Final = 0.85
-# Below this the PDF's own title is another one.
-TITLE_DISAGREES: Final = 0.55
+# Below this the PDF's own title is another one (titles of different works on one topic reach
+# 0.6 at the 99th percentile, bench/results/attachment_checks.json).
+TITLE_DISAGREES: Final = 0.7
 # Share of the entry title's content words on the first page: at or above, the page prints it;
 # below PAGE_LACKS_TITLE it does not; at or below PAGE_LACKS_TITLE_OUTRIGHT hardly a word of it.
 PAGE_PRINTS_TITLE: Final = 0.8
@@ -63,6 +64,9 @@ MIN_PAGE_WORDS: Final = 60
 # The front of the first page (title, authors, venue, dates) ends at the abstract or the first
 # section, and no later than this many characters.
 FRONT_CHARS: Final = 1500
+# Fields other than the title that must disagree to call the file another work when the title
+# neither agrees nor clearly disagrees (two works on one topic share title words).
+MIN_DISAGREEMENTS_WITHOUT_TITLE = 2
 # Evidence texts are cut to this many characters.
 EVIDENCE_CHARS: Final = 300
 
@@ -118,6 +122,8 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
     title_absent: bool
     first_author: bool | None
     year: bool | None
+    # The PDF's year as its first page shows it (None when it shows none).
+    source_year: int | None = None
 
 
 def _front(page: str) -> str:
@@ -146,17 +152,27 @@ def compare(
 
     title: bool | None = None
     title_absent = False
+    front = _front(page)
     if reference.title and len(content_words(reference.title)) >= config.min_title_words:
         agreement = title_agreement(reference.title, source.title) if source.title else None
-        coverage = title_coverage(reference.title, page) if usable_page else None
+        # The title is printed at the top of the first page: its words there say it is this
+        # work; their absence from the whole page that it is not (another work on the same
+        # topic shares words with the abstract, rarely with the title block).
+        on_front = title_coverage(reference.title, front) if usable_page else None
+        on_page = title_coverage(reference.title, page) if usable_page else None
         if (agreement is not None and agreement >= config.title_agrees) or (
-            coverage is not None and coverage >= config.page_prints_title
+            on_front is not None and on_front >= config.page_prints_title
         ):
             title = True
-        elif coverage is not None and coverage < config.page_lacks_title:
-            if agreement is None or agreement < config.title_disagrees:
-                title = False
-                title_absent = coverage <= config.page_lacks_title_outright
+        elif (
+            on_front is not None
+            and on_page is not None
+            and on_front < config.page_lacks_title
+            and on_page < config.page_prints_title
+            and (agreement is None or agreement < config.title_disagrees)
+        ):
+            title = False
+            title_absent = on_page <= config.page_lacks_title_outright
 
     first_author: bool | None = None
     if reference.authors and (source.authors or usable_page):
@@ -169,23 +185,45 @@ def compare(
             # The PDF names its authors on its first page, and the entry's is not among them.
             first_author = False
 
-    year: bool | None = None
-    if reference.year is not None and source.year is not None:
-        if abs(reference.year - source.year) <= config.year_slack:
-            year = True
-        elif usable_page:
-            printed = _years_printed(page)
-            if reference.year in printed:
-                year = True  # the page prints the entry's year too (received, accepted, ...)
-            elif source.year in _years_printed(_front(page)):
-                year = False
+    year, source_year = _compare_years(reference.year, source.year, page, usable_page, config)
     return Comparison(
         same_doi=same_doi,
         title=title,
         title_absent=title_absent,
         first_author=first_author,
         year=year,
+        source_year=source_year,
     )
+
+
+def _compare_years(
+    entry_year: int | None,
+    metadata_year: int | None,
+    page: str,
+    usable_page: bool,
+    config: AttachmentConfig,
+) -> tuple[bool | None, int | None]:
+    """(agree?, the PDF's year as shown). The PDF's year is the one its front prints (its venue
+    line, its copyright): the metadata's only when the front prints it too, since a PDF's
+    creation date dates the file, not the work. An entry year printed anywhere on the page
+    (received, accepted, a preprint's date) is never a disagreement."""
+    if entry_year is None:
+        return None, metadata_year
+    if metadata_year is not None and abs(entry_year - metadata_year) <= config.year_slack:
+        return True, metadata_year
+    if not usable_page:
+        return None, metadata_year
+    if entry_year in _years_printed(page):
+        return True, entry_year
+    front_years = _years_printed(_front(page))
+    candidates = {metadata_year} & front_years if metadata_year is not None else set()
+    candidates = candidates or front_years
+    if not candidates:
+        return None, metadata_year
+    closest = min(candidates, key=lambda year: abs(year - entry_year))
+    if abs(closest - entry_year) <= config.year_slack:
+        return True, closest
+    return False, closest
 
 
 def _first_lines(text: str | None, limit: int = EVIDENCE_CHARS) -> str:
@@ -207,7 +245,9 @@ def _differences(
         elif field == "year":
             shown.append(
                 Difference(
-                    field="year", expected=str(reference.year or ""), found=str(source.year or "")
+                    field="year",
+                    expected=str(reference.year or ""),
+                    found=str(comparison.source_year or ""),
                 )
             )
         elif field == "doi":
@@ -239,18 +279,21 @@ def attachment_findings(
     """CP311 or CP312 for one entry and the source linked to it ([] when they agree or when
     nothing can be told)."""
     comparison = compare(reference, source, config)
-    if comparison.same_doi is not True and comparison.title is False:
-        # Another title; a second, independent field must disagree too.
-        others = [
-            field
-            for field, disagrees in (
-                ("first_author", comparison.first_author is False),
-                ("doi", comparison.same_doi is False),
-                ("year", comparison.year is False),
-            )
-            if disagrees
-        ]
-        if others or comparison.title_absent:
+    others = [
+        field
+        for field, disagrees in (
+            ("first_author", comparison.first_author is False),
+            ("doi", comparison.same_doi is False),
+            ("year", comparison.year is False),
+        )
+        if disagrees
+    ]
+    if comparison.same_doi is not True and comparison.title is not True:
+        # Another work: another title and a second, independent field that disagrees (or the
+        # title absent outright); or, when the titles merely share topic words, two fields.
+        if (comparison.title is False and (others or comparison.title_absent)) or len(
+            others
+        ) >= MIN_DISAGREEMENTS_WITHOUT_TITLE:
             shown = source.title or _first_lines(source.first_page_text, 120)
             return [
                 Finding(
@@ -265,9 +308,7 @@ def attachment_findings(
                     key=comparison_key(shown)[:EVIDENCE_CHARS],
                 )
             ]
-        return []
-    if comparison.same_doi is not True and comparison.title is not True:
-        return []  # not shown to be the same work: no metadata to compare it with
+        return []  # not shown to be the same work, nor another: nothing to compare
     differing = [
         field
         for field, differs in (
@@ -280,7 +321,7 @@ def attachment_findings(
         return []
     parts = []
     if "year" in differing:
-        parts.append(f"year {reference.year} in the entry, {source.year} in the PDF")
+        parts.append(f"year {reference.year} in the entry, {comparison.source_year} in the PDF")
     if "first_author" in differing:
         found = source.authors[0] if source.authors else "another author"
         parts.append(f"first author {reference.authors[0]} in the entry, {found} in the PDF")
