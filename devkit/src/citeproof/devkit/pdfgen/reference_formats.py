@@ -13,6 +13,7 @@ range, a count or a dash into a title.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Protocol
 
 import msgspec
@@ -22,7 +23,7 @@ class Work(Protocol):
     """What an entry prints of a cited work (`citestyles.Work` has it)."""
 
     @property
-    def authors(self) -> tuple[tuple[str, str], ...]: ...
+    def authors(self) -> Sequence[tuple[str, str]]: ...
     @property
     def year(self) -> int: ...
     @property
