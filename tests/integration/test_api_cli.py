@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import asyncpg
 import httpx
@@ -20,6 +21,9 @@ from citeproof.api import create_app
 from citeproof.api.settings import ApiSettings
 from citeproof.auth import TokenExpiredError, authenticate
 from citeproof.cli import main as cli
+from citeproof.contracts.findings import Finding
+from citeproof.findings import PRODUCER_PLAN, PRODUCER_RETRIEVE, Found, replace_findings
+from citeproof.pipeline import NUMBER_CONFLICT, UNCITED_ENTRY
 from tests.integration.api_support import seed_results
 
 
@@ -148,8 +152,14 @@ def served_api(db_settings):
         yield url
 
 
-def _fake_pipeline(url: str, user_name: str, stop: threading.Event) -> None:
-    """Stands in for parser, planner and judge: finishes the user's runs with fixed verdicts."""
+def _fake_pipeline(
+    url: str,
+    user_name: str,
+    stop: threading.Event,
+    more: Callable[[asyncpg.Connection, str], Awaitable[None]] | None = None,
+) -> None:
+    """Stands in for parser, planner and judge: finishes the user's runs with fixed verdicts
+    (and whatever `more` adds to each run)."""
 
     async def work() -> None:
         conn = await asyncpg.connect(url)
@@ -189,6 +199,8 @@ def _fake_pipeline(url: str, user_name: str, stop: threading.Event) -> None:
                     "doe_id": str(sources[1]["id"]),
                 }
                 await seed_results(conn, str(run["id"]), ids)
+                if more is not None:
+                    await more(conn, str(run["id"]))
         finally:
             await conn.close()
 
@@ -304,3 +316,88 @@ async def _finish_all_jobs(url: str, user_name: str) -> None:
         )
     finally:
         await conn.close()
+
+
+async def _seed_findings(conn: asyncpg.Connection, run_id: str) -> None:
+    """A number conflict on the citation of Smith, an uncited entry (Roe), as the retrieve and
+    plan stages store them."""
+    run = await conn.fetchrow("SELECT id, user_id FROM runs WHERE id = $1", uuid.UUID(run_id))
+    citation = await conn.fetchval(
+        "SELECT c.id FROM citations c JOIN runs r ON r.thesis_document_id = c.document_id "
+        "WHERE r.id = $1 AND c.claim_text LIKE 'Trees cool streets%'",
+        run["id"],
+    )
+    entry = await conn.fetchval(
+        'SELECT rf.id FROM "references" rf JOIN runs r ON r.thesis_document_id = rf.document_id '
+        "WHERE r.id = $1 AND rf.label = '3'",
+        run["id"],
+    )
+    conflict = Finding(rule=NUMBER_CONFLICT.code, message="2 °C in the claim, 0.2 °C in the source",
+                       key="2 °C")  # fmt: skip
+    found = [Found(conflict, citation_id=citation)]
+    await replace_findings(conn, run_id=run["id"], user_id=run["user_id"],
+                           producer=PRODUCER_RETRIEVE, found=found,
+                           citation_ids=[citation])  # fmt: skip
+    uncited = Finding(rule=UNCITED_ENTRY.code, message="No citation points to this entry.")
+    await replace_findings(conn, run_id=run["id"], user_id=run["user_id"],
+                           producer=PRODUCER_PLAN, found=[Found(uncited, reference_id=entry)],
+                           reference_ids=[entry])  # fmt: skip
+
+
+def _check_with_findings(cli_env: str, name: str, args: list[str]) -> int:
+    stop = threading.Event()
+    pipeline = threading.Thread(
+        target=_fake_pipeline, args=(cli_env, name, stop, _seed_findings), daemon=True
+    )
+    pipeline.start()
+    try:
+        return cli(args)
+    finally:
+        stop.set()
+        pipeline.join(timeout=10)
+
+
+def test_check_sends_the_rule_overrides_so_the_apis_formats_honour_them(
+    cli_env, served_api, tmp_path, capsys
+):
+    name = f"rules-{uuid.uuid4().hex[:8]}"
+    assert cli(["users", "create", name]) == 0
+    assert cli(["tokens", "create", "--user", name]) == 0
+    token = capsys.readouterr().out.strip().splitlines()[-1]
+    thesis = tmp_path / "thesis.md"
+    thesis.write_text("# Cooling cities\nTrees cool streets [1].\n")
+    sources = [tmp_path / "smith2020.pdf", tmp_path / "doe2019.pdf"]
+    for n, path in enumerate(sources):
+        path.write_bytes(f"%PDF-1.4 source {n} {uuid.uuid4()}".encode())
+    common = [str(thesis), *map(str, sources), "--api", served_api, "--token", token,
+              "--timeout", "60", "--no-config", "-f", "md", "-f", "json", "-f",
+              "sarif"]  # fmt: skip
+
+    # As configured by default: the number conflict is an error, the Markdown shows it.
+    plain = tmp_path / "plain"
+    assert _check_with_findings(cli_env, name, ["check", *common, "-o", str(plain),
+                                                "--fail-on", "error"]) == 1  # fmt: skip
+    assert NUMBER_CONFLICT.code in (tmp_path / "plain.md").read_text()
+
+    configured = tmp_path / "configured"
+    thesis.write_text("# Cooling cities, configured\nTrees cool streets [1].\n")  # a new document
+    code = _check_with_findings(cli_env, name, [
+        "check", *common, "-o", str(configured), "--fail-on", "error",
+        "--disable", NUMBER_CONFLICT.slug, "--severity", f"{UNCITED_ENTRY.slug}=error",
+    ])  # fmt: skip
+    out = capsys.readouterr().out
+    # The uncited entry, re-levelled, is now the error that fails the check.
+    assert code == 1, out
+    assert f"{UNCITED_ENTRY.code} {UNCITED_ENTRY.slug}" in out.split("needs attention")[1]
+    markdown = (tmp_path / "configured.md").read_text()
+    assert NUMBER_CONFLICT.code not in markdown and UNCITED_ENTRY.code in markdown
+    report = json.loads((tmp_path / "configured.json").read_text())
+    assert report["configuration"]["disabled"] == [NUMBER_CONFLICT.code]
+    assert not any(f["rule"] == NUMBER_CONFLICT.code for c in report["citations"]
+                   for f in c["findings"])  # fmt: skip
+    [entry_finding] = [f for e in report["entries"] for f in e["findings"]]
+    assert entry_finding["severity"] == "error"
+    assert report["summary"]["findings"]["error"] >= 1
+    sarif = json.loads((tmp_path / "configured.sarif").read_text())
+    assert {r["ruleId"] for r in sarif["runs"][0]["results"]} >= {UNCITED_ENTRY.code}
+    assert NUMBER_CONFLICT.code not in {r["ruleId"] for r in sarif["runs"][0]["results"]}
