@@ -83,6 +83,9 @@ class Quotation:
 # which way it faces, so a space typed before it does not make it an opening one.
 _SPACED = frozenset("«»‹›")
 _CLOSING_ONLY = frozenset("”’»›")
+# A note number set as a superscript right after a closing mark ("…reliable’¹") is no letter of
+# a word the mark would be an apostrophe in.
+_SUPERSCRIPT_DIGITS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def _is_opening(text: str, index: int) -> bool:
@@ -104,7 +107,8 @@ def _is_closing(text: str, index: int) -> bool:
     if char in _SINGLE:
         after = text[index + 1] if index + 1 < len(text) else ""
         # "the authors’ view", "don’t": a letter after it, or a plural's possessive.
-        return not (after.isalnum() or (after.isspace() and before == "s" and char == "’"))
+        letter_after = after.isalnum() and after not in _SUPERSCRIPT_DIGITS
+        return not (letter_after or (after.isspace() and before == "s" and char == "’"))
     return True
 
 

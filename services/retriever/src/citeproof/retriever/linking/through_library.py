@@ -148,6 +148,12 @@ def find_entry(
     scored.sort(key=lambda item: item[0], reverse=True)
     if scored and (len(scored) == 1 or scored[0][0] > scored[1][0]):
         return scored[0][2], ENTRY_BY_TITLE, round(scored[0][1], 3), []
+    tied = [entry for rank, _, entry in scored if rank == scored[0][0]] if scored else []
+    if len(tied) > 1 and _one_work(tied):
+        # The library holds one work twice (a duplicate the reference manager kept): either
+        # item is the work, and the one with the attachment is its file.
+        chosen = next((entry for entry in tied if entry.attachments), tied[0])
+        return chosen, ENTRY_BY_TITLE, round(scored[0][1], 3), []
     same_author_year = [
         entry
         for entry in library
@@ -163,6 +169,21 @@ def find_entry(
     if len(same_author_year) == 1 and not scored:
         return same_author_year[0], ENTRY_BY_AUTHORS_YEAR, AUTHORS_YEAR_CONFIDENCE, []
     return None, ENTRY_WEAK, 0.0, _candidates(reference, library)
+
+
+def _one_work(entries: list[Reference]) -> bool:
+    """The same work every time: one title, year, first author and DOI, and no two different
+    attached files."""
+    first = entries[0]
+    files = {frozenset(attachment_basename(a) for a in e.attachments) for e in entries}
+    files.discard(frozenset())
+    return len(files) <= 1 and all(
+        title_similarity(first.title, entry.title) >= 1.0
+        and entry.year == first.year
+        and _first_author_agrees(first, entry)
+        and normalise_doi(entry.doi) == normalise_doi(first.doi)
+        for entry in entries[1:]
+    )
 
 
 def _candidates(reference: Reference, library: list[Reference]) -> list[str]:

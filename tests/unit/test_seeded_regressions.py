@@ -1,0 +1,54 @@
+"""Defects the seeded findings benchmark (`make bench-findings`, bench/findings/seeded.py) found
+in the rules and the parser, one test each (each failed before its fix)."""
+
+from __future__ import annotations
+
+from citeproof.contracts.thesis import Reference
+from citeproof.retriever.content_rules.quotations import find_quotations, quotation_spans
+from citeproof.retriever.linking.through_library import ENTRY_BY_TITLE, find_entry
+
+GAPS = (250, 8)
+
+
+def test_a_closing_single_quote_before_a_superscript_marker_closes_the_quotation() -> None:
+    # Superscript styles print the note number right after the closing mark: "…reliable’¹ .".
+    # Read as an apostrophe ("don’t"), the ’ left the quotation open into the next sentence, and
+    # the next citation was charged with a quotation "not in the source".
+    context = "It has been reported that ‘This simple framework helps countries to plan’¹ ."
+    claim = "An earlier analysis wrote that ‘the World Health Organization declared a pandemic’² ."
+    [quotation] = find_quotations(claim, context, GAPS)
+    assert quotation.text == "the World Health Organization declared a pandemic"
+    assert quotation_spans("‘four words quoted here’¹²³ and ‘more’⁴") == [(1, 23), (33, 37)]
+    # An apostrophe before a letter is still none.
+    assert quotation_spans("the authors’ view and don’t") == []
+
+
+def _reference(label: str, ordinal: int = 1, **fields) -> Reference:
+    raw = fields.pop("raw", label)
+    return Reference(ordinal=ordinal, label=label, raw=raw, char_start=0, char_end=len(raw),
+                     **fields)  # fmt: skip
+
+
+def test_a_library_holding_one_work_twice_links_the_reference_to_it() -> None:
+    # A reference manager that kept a work twice (the thesis lists it twice too): both library
+    # items are the same work with the same PDF. Linking either is no guess; before, the tie
+    # made the reference "reference_missing" and all its citations went unchecked.
+    item = {
+        "authors": ["Moreau", "Zhang"],
+        "year": 2022,
+        "title": "A human monoclonal antibody blocking SARS-CoV-2 infection",
+        "attachments": ["files/10/Moreau - 2022 - A human monoclonal antibody.pdf"],
+    }
+    library = [_reference("item10", **item), _reference("item11", ordinal=2, **item)]
+    thesis = _reference(
+        "Moreau2022", authors=["Moreau", "Zhang"], year=2022,
+        title="A human monoclonal antibody blocking SARS-CoV-2 infection",
+    )  # fmt: skip
+    entry, how, _, candidates = find_entry(thesis, library)
+    assert entry is not None and entry.label == "item10" and how == ENTRY_BY_TITLE
+    assert candidates == []
+    # Two different works under one title (a trial and its re-analysis) stay ambiguous.
+    other = {**item, "year": 2021, "attachments": ["files/11/Moreau - 2021 - reanalysis.pdf"]}
+    library = [_reference("item10", **item), _reference("item11", ordinal=2, **other)]
+    undated = _reference("Moreau", authors=["Moreau", "Zhang"], title=item["title"])
+    assert find_entry(undated, library)[0] is None
