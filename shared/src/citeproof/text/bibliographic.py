@@ -34,6 +34,10 @@ PREPRINT_YEAR_SLACK: Final = 1
 MIN_MAIN_TITLE_WORDS: Final = 2
 # Title words shorter than this carry no identity ("of", "in", "a").
 MIN_CONTENT_WORD_CHARS: Final = 3
+# Pages remembered by the comparisons (a run links a few hundred sources).
+PAGE_CACHE_SIZE: Final = 512
+# Names and name pairs remembered by the comparisons (a thesis has a few hundred authors).
+NAME_CACHE_SIZE: Final = 16384
 # A person-name token this short is an initial, not a name.
 MAX_INITIAL_CHARS: Final = 1
 
@@ -154,11 +158,13 @@ def title_coverage(title: str | None, text: str | None) -> float:
 _BROKEN_WORD = re.compile(r"(?<=\w)-[ \t]*\n\s*(?=\w)")
 
 
-def _page_words(text: str) -> set[str]:
+# Cached: every entry linked to a source reads the same first page several times.
+@lru_cache(maxsize=PAGE_CACHE_SIZE)
+def _page_words(text: str) -> frozenset[str]:
     """The words of a page, with words broken at a line end read both joined and apart (a
     compound's own hyphen may fall at the line end too)."""
     decoded = latex_to_text(text)
-    return set(comparison_key(decoded).split()) | set(
+    return frozenset(comparison_key(decoded).split()) | frozenset(
         comparison_key(_BROKEN_WORD.sub("", decoded)).split()
     )
 
@@ -168,8 +174,12 @@ def name_tokens(name: str | None) -> list[str]:
     """The words of a person's name that identify them, as comparison keys: LaTeX decoded,
     accents folded, split at spaces and hyphens; particles ("van", "de"), generational suffixes,
     initials, "et al." dropped. "van der Berg, J.-P." -> ["berg"]."""
-    if not name:
-        return []
+    return list(_name_tokens(name)) if name else []
+
+
+# Cached: a reference list compares the same few hundred names thousands of times.
+@lru_cache(maxsize=NAME_CACHE_SIZE)
+def _name_tokens(name: str) -> tuple[str, ...]:
     tokens: list[str] = []
     decoded = fold_diacritics(latex_to_text(name))
     words = _NAME_SPLIT.split(decoded)
@@ -189,7 +199,7 @@ def name_tokens(name: str | None) -> list[str]:
         if len(key) <= MAX_INITIAL_CHARS:
             continue
         tokens.append(key)
-    return tokens
+    return tuple(tokens)
 
 
 def _name_follows(words: list[str], position: int, end: int) -> bool:
@@ -213,6 +223,7 @@ def _acronym(name: str) -> str:
     return "".join(word[0] for word in name_tokens(name) if word).lower()
 
 
+@lru_cache(maxsize=NAME_CACHE_SIZE)
 def surname_matches(surname: str | None, person: str | None) -> bool:
     """Does ``person`` (a full name as a PDF or an index gives it, or a surname) carry the
     surname ``surname`` (as the entry prints it)?
