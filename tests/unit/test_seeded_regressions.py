@@ -3,7 +3,10 @@ in the rules and the parser, one test each (each failed before its fix)."""
 
 from __future__ import annotations
 
+import pytest
+
 from citeproof.contracts.thesis import Reference
+from citeproof.parser.thesis.fields import parse_entry
 from citeproof.retriever.content_rules.quotations import find_quotations, quotation_spans
 from citeproof.retriever.linking.through_library import ENTRY_BY_TITLE, find_entry
 
@@ -52,3 +55,31 @@ def test_a_library_holding_one_work_twice_links_the_reference_to_it() -> None:
     library = [_reference("item10", **item), _reference("item11", ordinal=2, **other)]
     undated = _reference("Moreau", authors=["Moreau", "Zhang"], title=item["title"])
     assert find_entry(undated, library)[0] is None
+
+
+@pytest.mark.parametrize(
+    ("entry", "authors", "title"),
+    [
+        ("Quispe É, Chen W, García M. Similar levels of side-effects were seen regardless of "
+         "age. PLOS ONE. 2003;50(8):1–4.", ["Quispe", "Chen", "García"],
+         "Similar levels of side-effects were seen regardless of age"),
+        ("Nguyen J-P. Metformin is known to inhibit mitochondrial complex I in vitro. Clinical "
+         "Microbiology Reviews. 2003;70(4).", ["Nguyen"],
+         "Metformin is known to inhibit mitochondrial complex I in vitro"),
+        ("Øberg C. Based on animal models, SARS-CoV-1 has been found to induce a robust "
+         "cytokine. PLOS ONE. 2005;50(8).", ["Øberg"],
+         "Based on animal models, SARS-CoV-1 has been found to induce a robust cytokine"),
+        ("de la Cruz P, Andersen E. These results reveal an important role for the kinase. "
+         "Oncogene. 2001;3(2):1–5.", ["de la Cruz", "Andersen"],
+         "These results reveal an important role for the kinase"),
+    ],
+)  # fmt: skip
+def test_vancouver_author_lists_with_accented_hyphenated_initials_and_particles(
+    entry: str, authors: list[str], title: str
+) -> None:
+    # Vancouver entries whose author list holds an accented initial ("Quispe É"), a hyphenated
+    # one ("Nguyen J-P"), a surname starting with a letter outside A-Z ("Øberg") or a particle
+    # ("de la Cruz P") were read as name-year-title: the title became the journal.
+    fields = parse_entry(entry)
+    assert fields.authors == authors
+    assert fields.title == title

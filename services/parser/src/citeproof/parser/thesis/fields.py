@@ -18,6 +18,7 @@ from citeproof.text.names import (
     is_organisation,
     surname_of,
 )
+from citeproof.text.normalize import fold_diacritics
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
 _ARXIV = re.compile(
@@ -126,8 +127,11 @@ def _first_sentence(text: str) -> tuple[str, str]:
     return text.strip(), ""
 
 
+# Matched without diacritics ("Øberg C", "Quispe É"); a surname may open with particles
+# ("de la Cruz P") and initials may be hyphenated ("Nguyen J-P").
 _VANCOUVER_AUTHORS = re.compile(
-    r"^(?:[A-Z][\w'’\-]+(?:\s[a-z]+)*(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}(?:,\s*|$))+(?:et al)?$"
+    r"^(?:(?:[a-z]+\s)*[A-Z][\w'’\-]+(?:\s[a-z]+)*(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}(?:-[A-Z])?"
+    r"(?:,\s*|$))+(?:et al)?$"
 )
 
 
@@ -139,7 +143,7 @@ _VANCOUVER_IMPRINT_YEAR = re.compile(
 
 
 def _is_vancouver_author_list(text: str) -> bool:
-    return bool(_VANCOUVER_AUTHORS.match(text.strip()))
+    return bool(_VANCOUVER_AUTHORS.match(fold_diacritics(text.strip())))
 
 
 # Lower-case words that occur in author lists: connectives and surname particles.
