@@ -7,6 +7,8 @@ import pytest
 
 from citeproof.contracts.thesis import Reference
 from citeproof.parser.thesis.fields import parse_entry
+from citeproof.parser.thesis.markers import MarkerItem
+from citeproof.parser.thesis.resolve import ReferenceIndex
 from citeproof.retriever.content_rules.quotations import find_quotations, quotation_spans
 from citeproof.retriever.linking.through_library import ENTRY_BY_TITLE, find_entry
 
@@ -83,3 +85,25 @@ def test_vancouver_author_lists_with_accented_hyphenated_initials_and_particles(
     fields = parse_entry(entry)
     assert fields.authors == authors
     assert fields.title == title
+
+
+def test_an_author_year_marker_naming_a_work_listed_twice_links_to_it() -> None:
+    # The same work twice in an author-year list (CP412 reports the duplicate): its marker
+    # "(Moreau and Zhang, 2022)" agreed with two entries and linked to neither, so every
+    # citation of the work became reference_missing. Both entries are one work: link the first.
+    title = "A human monoclonal antibody blocking SARS-CoV-2 infection"
+    first = _reference("Moreau2022", authors=["Moreau", "Zhang"], year=2022, title=title)
+    again = _reference(
+        "Moreau2022-2", ordinal=2, authors=["Moreau", "Zhang"], year=2022, title=title.title()
+    )
+    other = _reference(
+        "Moreau2022-3",
+        ordinal=3,
+        authors=["Moreau", "Zhang"],
+        year=2022,
+        title="Cardiac involvement in a patient with coronavirus disease",
+    )
+    item = MarkerItem(names=["Moreau", "Zhang"], year=2022)
+    assert ReferenceIndex([first, again]).resolve(item) == first
+    # Two different works by the same authors in one year, without suffixes, stay ambiguous.
+    assert ReferenceIndex([first, other]).resolve(item) is None

@@ -18,6 +18,7 @@ import msgspec
 
 from citeproof.contracts.thesis import Reference
 from citeproof.parser.thesis.markers import MarkerItem
+from citeproof.text.bibliographic import title_key
 from citeproof.text.names import NAME_SUFFIXES, is_organisation, name_key, surname_keys
 
 # At most this many near-miss entries are reported with an unlinked citation.
@@ -93,12 +94,26 @@ class ReferenceIndex:
         return [ref for _, ref in scored[:MAX_CANDIDATES]]
 
 
+def _one_work(references: list[Reference]) -> Reference | None:
+    """The first of several entries that are one work listed more than once (same title and
+    year; the caller has matched the authors), else None."""
+    if len(references) < 2:
+        return None
+    keys = {(title_key(ref.title), ref.year) for ref in references}
+    if len(keys) != 1 or not next(iter(keys))[0]:
+        return None
+    return min(references, key=lambda ref: ref.ordinal)
+
+
 def _by_suffix(item: MarkerItem, agreeing: list[Reference]) -> Reference | None:
-    """The one entry with the marker's year suffix, or None (missing or ambiguous)."""
+    """The one entry with the marker's year suffix, or None (missing or ambiguous). A work
+    listed twice is one entry here: the duplicate is the list's fault (CP412), not the
+    marker's."""
     if item.year_suffix:
         suffixed = [ref for ref in agreeing if ref.year_suffix == item.year_suffix]
-        if len(suffixed) == 1:
-            return suffixed[0]
+        chosen = suffixed[0] if len(suffixed) == 1 else _one_work(suffixed)
+        if chosen is not None:
+            return chosen
         if suffixed or any(ref.year_suffix for ref in agreeing):
             return None
         # The list prints no suffixes for this author and year: by convention "a" is the first
@@ -111,7 +126,7 @@ def _by_suffix(item: MarkerItem, agreeing: list[Reference]) -> Reference | None:
             return ordered[0]
         return None
     unsuffixed = [ref for ref in agreeing if ref.year_suffix is None]
-    return unsuffixed[0] if len(unsuffixed) == 1 else None
+    return unsuffixed[0] if len(unsuffixed) == 1 else _one_work(unsuffixed)
 
 
 def _closeness(item: MarkerItem, year: int | None, reference: Reference) -> int:
