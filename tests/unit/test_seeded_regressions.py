@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from citeproof.contracts.thesis import Reference
+from citeproof.contracts.thesis import CitedWork, Reference
 from citeproof.parser.thesis.fields import parse_entry
 from citeproof.parser.thesis.markers import MarkerItem
 from citeproof.parser.thesis.resolve import ReferenceIndex
+from citeproof.pipeline import AMBIGUOUS_SUFFIX
 from citeproof.retriever.content_rules.quotations import find_quotations, quotation_spans
 from citeproof.retriever.linking.through_library import ENTRY_BY_TITLE, find_entry
+from citeproof.retriever.reference_list import (
+    ListedCitation,
+    ListedEntry,
+    reference_list_findings,
+)
 
 GAPS = (250, 8)
 
@@ -107,3 +113,20 @@ def test_an_author_year_marker_naming_a_work_listed_twice_links_to_it() -> None:
     assert ReferenceIndex([first, again]).resolve(item) == first
     # Two different works by the same authors in one year, without suffixes, stay ambiguous.
     assert ReferenceIndex([first, other]).resolve(item) is None
+
+
+def test_a_suffix_the_list_lacks_is_reported_when_the_marker_still_links() -> None:
+    # "(Aalto et al., 2023a)" with one Aalto 2023 entry: the parser links it by convention ("a"
+    # is the first such entry), so CP413 - which looked at unlinked citations only - stayed
+    # silent, while "(Aalto et al., 2023b)" (unlinked) was reported. Both name a suffix the list
+    # lacks (docs/rules.md, CP413).
+    aalto = _reference("Aalto2023", authors=["Aalto", "Dubois", "Gaspar"], year=2023,
+                       title="Heat-related mortality in fourteen European cities")  # fmt: skip
+    entries = [ListedEntry(key=101, reference=aalto)]
+    cited = CitedWork(names=["Aalto"], et_al=True, year=2023, year_suffix="a")
+    linked = ListedCitation(key=1, entry=101, marker="(Aalto et al., 2023a)", cited=cited)
+    plain = ListedCitation(key=2, entry=101, marker="(Aalto et al., 2023)",
+                           cited=CitedWork(names=["Aalto"], et_al=True, year=2023))  # fmt: skip
+    found = reference_list_findings(entries, [linked, plain])
+    assert [(f.finding.rule, f.citation_id) for f in found] == [(AMBIGUOUS_SUFFIX.code, 1)]
+    assert "2023a" in found[0].finding.message

@@ -11,7 +11,8 @@
   none has a year suffix. Author-year lists only: a number tells numbered entries apart.
 - ambiguous-suffix (CP413, on the citation): an unlinked citation names a year suffix the list
   lacks ("2020b" where the list has one Smith 2020), or none where the list has only suffixed
-  entries for that author and year.
+  entries for that author and year; also a linked one naming a suffix its entry lacks ("2020a",
+  which the parser links to the list's one Smith 2020 by convention).
 - marker-beyond-list (CP415, on the citation): an unlinked numeric citation beyond the list's
   last number.
 
@@ -233,6 +234,26 @@ def _suffix_finding(citation: ListedCitation, entries: Sequence[ListedEntry]) ->
     return None
 
 
+def _linked_suffix_finding(
+    citation: ListedCitation, entry: Reference | None, entries: Sequence[ListedEntry]
+) -> Found | None:
+    """A linked citation naming a suffix its entry lacks ("2020a" for the list's one Smith
+    2020, linked by the parser's a-is-the-first convention): the list still lacks it."""
+    cited = citation.cited
+    if cited is None or not cited.names or not cited.year_suffix or entry is None:
+        return None
+    if entry.year_suffix or entry.year != cited.year:
+        return None
+    same = _same_author_year(cited, entries)
+    if same != [entry]:
+        return None  # several unsuffixed entries: CP414 says the list needs suffixes
+    message = (
+        f"The citation names {cited.names[0]} {cited.year}{cited.year_suffix}; the list has "
+        f"{_short(entry)} without a suffix."
+    )
+    return _citation_finding(citation, AMBIGUOUS_SUFFIX.code, message, same)
+
+
 def _beyond_finding(
     citation: ListedCitation, entries: Sequence[ListedEntry], last: int | None
 ) -> Found | None:
@@ -307,8 +328,12 @@ def reference_list_findings(
     if printed_list:
         found += _ambiguous(entries, duplicates)
     last = _numbered_list_end(entries)
+    listed = {entry.key: entry.reference for entry in entries}
     for citation in citations:
         if citation.entry is not None:
+            lacking = _linked_suffix_finding(citation, listed.get(citation.entry), entries)
+            if lacking is not None:
+                found.append(lacking)
             continue
         finding = _beyond_finding(citation, entries, last) or _suffix_finding(citation, entries)
         if finding is not None:
