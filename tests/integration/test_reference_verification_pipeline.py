@@ -62,7 +62,9 @@ def _stub_works() -> list[Work]:
         if entry.key == RETRACTED_KEY:
             work.notices = [StubNotice("retraction", "10.5555/ber.2023.ret", (2023, 4, 2))]
         if entry.key == CONCERN_KEY:
-            work.notices = [StubNotice("expression_of_concern", "10.5555/eeh.2024.eoc", (2024, 1, 5))]
+            work.notices = [
+                StubNotice("expression_of_concern", "10.5555/eeh.2024.eoc", (2024, 1, 5))
+            ]
         if entry.key == YEAR_KEY:
             work.year = (entry.year or 2020) - 3
         works.append(work)
@@ -174,7 +176,14 @@ async def test_a_run_verifies_its_entries_and_completes_after_them(
         assert status["status"] == "completed" and status["finished_at"], status
         report = await _report(client, headers, run_id)
         html = (
-            await client.get(f"/v1/runs/{run_id}/report", params={"format": "html"}, headers=headers)
+            await client.get(
+                f"/v1/runs/{run_id}/report", params={"format": "html"}, headers=headers
+            )
+        ).text
+        markdown = (
+            await client.get(
+                f"/v1/runs/{run_id}/report", params={"format": "markdown"}, headers=headers
+            )
         ).text
 
     entries = {entry["label"]: entry for entry in report["entries"]}
@@ -194,6 +203,7 @@ async def test_a_run_verifies_its_entries_and_completes_after_them(
     # The HTML report says where each entry was looked up, and what was found.
     assert "Reference verification: 5 looked up, 2 not found in any index." in html
     assert "Found in" not in html and "Looked up: found in Crossref (by doi)" in html
+    assert "Reference verification: 5 looked up, 2 not found in any index." in markdown
 
     # A second check of the same thesis asks nobody: every answer is in the cache.
     before = stub.request_count()
@@ -208,7 +218,9 @@ async def test_a_run_verifies_its_entries_and_completes_after_them(
     }
 
 
-async def test_off_unless_the_server_and_the_user_switch_it_on(pool, verify_db, parser, stub) -> None:
+async def test_off_unless_the_server_and_the_user_switch_it_on(
+    pool, verify_db, parser, stub
+) -> None:
     before = stub.request_count()
     app = create_app(ApiSettings(), db_settings=verify_db)
     # The user never switched it on: the server's switch alone does nothing.

@@ -7,6 +7,7 @@ from __future__ import annotations
 from citeproof.api.reports.labels import label_name
 from citeproof.api.reports.rules import SEVERITY_NAMES, band_name
 from citeproof.api.reports.schemas import Report, ReportCitation, ReportFinding
+from citeproof.api.reports.verification import verification_summary, verification_text
 from citeproof.api.reports.view import (
     cited_label,
     evidence_origin,
@@ -137,8 +138,12 @@ def render_markdown(report: Report) -> str:
         f"{len(report.entries)} entries, {len(with_findings)} with findings.",
         "",
     ]
+    if summary := verification_summary(report.entries):
+        lines += [_cell(summary), ""]
     for entry in with_findings:
         lines += [f"### [{_cell(entry.label)}] {_cell(entry.raw)}", ""]
+        if entry.verification is not None:
+            lines += [_cell(verification_text(entry.verification)), ""]
         if entry.source is not None:
             lines += [
                 f"**Linked source:** {_cell(entry.source.title or entry.source.filename)}",

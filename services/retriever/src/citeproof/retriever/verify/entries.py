@@ -43,7 +43,7 @@ _PREPRINT_VENUES = re.compile(
 )
 _BOOK_WORDS = re.compile(
     r"\b(press|publishers?|publishing|verlag|\d+(?:st|nd|rd|th)\s+(?:edition|ed\.)|eds?\.\)|"
-    r"editors?|handbook|textbook|book|books|isbn)\b",
+    r"editors?|handbook|textbook|book|books|isbn|publications|springer|routledge|wiley)\b",
     re.IGNORECASE,
 )
 _REPORT_WORDS = re.compile(
@@ -122,8 +122,8 @@ def _looks_like_title(text: str | None) -> bool:
         return False
     if re.match(r"^(?:in:?\s|proceedings\b|proc\.|journal\s+of\b)", text, re.IGNORECASE):
         return False
-    if _VOLUME_PAGES.search(text):
-        return False  # "Neural Computing and Applications, 22(1):175–184": a venue
+    if _VOLUME_PAGES.search(text) or _ARXIV.search(text):
+        return False  # "Neural Computing and Applications, 22(1):175–184", "arXiv:1502.00250"
     # "X. Zhang, N. Zheng, F. Wang, and Y. He": an author list, not a title.
     return len(_NAME_WITH_INITIAL.findall(text)) < 2
 
@@ -187,14 +187,19 @@ def _isbn(raw: str) -> str | None:
     return digits if len(digits) in (10, 13) else None
 
 
-def kind_of(reference: Reference, has_identifier: bool) -> str:
+def kind_of(reference: Reference, has_identifier: bool, arxiv_id: str | None = None) -> str:
     """What the entry names, from its venue and the printed entry without URLs (an "arXiv" in a
     title or a "www" in a URL says nothing about the kind)."""
     raw = _URL.sub(" ", reference.raw or "")
     title = title_of(reference.raw or "", reference.title)
     untitled = raw.replace(title, " ") if title else raw
     venue = _URL.sub(" ", reference.venue or "")
-    if reference.arxiv_id or _PREPRINT_VENUES.search(venue) or _PREPRINT_VENUES.search(untitled):
+    if (
+        reference.arxiv_id
+        or arxiv_id
+        or _PREPRINT_VENUES.search(venue)
+        or _PREPRINT_VENUES.search(untitled)
+    ):
         return PREPRINT
     if has_identifier and not _ISBN.search(raw):
         return ARTICLE
@@ -239,5 +244,5 @@ def entry_from(reference_id: int, reference: Reference, library: Reference | Non
         arxiv_id=arxiv.lower() if arxiv else None,
         pmid=pmid,
         isbn=isbn,
-        kind=kind_of(reference, has_identifier),
+        kind=kind_of(reference, has_identifier, arxiv),
     )
