@@ -130,3 +130,18 @@ def test_a_suffix_the_list_lacks_is_reported_when_the_marker_still_links() -> No
     found = reference_list_findings(entries, [linked, plain])
     assert [(f.finding.rule, f.citation_id) for f in found] == [(AMBIGUOUS_SUFFIX.code, 1)]
     assert "2023a" in found[0].finding.message
+
+
+def test_a_quotation_ending_in_s_before_its_marker_is_closed() -> None:
+    # "‘… travel restrictions’ [5]": a ’ after an "s" and a space was always read as a plural's
+    # possessive ("the authors’ view"), so the quotation never closed and was not checked at
+    # all - neither verified nor reported (also for superscript markers, which the rules blank
+    # out before reading quotations). A possessive is followed by a word; a marker, a bracket
+    # or punctuation ends the quotation.
+    claim = (
+        "The authors concluded that ‘movement data were used to derive travel restrictions’ [5]."
+    )
+    [quotation] = find_quotations(claim, "", GAPS)
+    assert quotation.text.endswith("travel restrictions")
+    assert quotation_spans("‘hospitalised human cases’ .") == [(1, 25)]
+    assert quotation_spans("the ‘authors’ view’ of it") == [(5, 18)]

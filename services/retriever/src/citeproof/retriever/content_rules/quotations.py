@@ -86,6 +86,8 @@ _CLOSING_ONLY = frozenset("”’»›")
 # A note number set as a superscript right after a closing mark ("…reliable’¹") is no letter of
 # a word the mark would be an apostrophe in.
 _SUPERSCRIPT_DIGITS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹")
+# Spaces looked past for the word a possessive's ’ is followed by.
+_LOOK_AHEAD_CHARS = 40
 
 
 def _is_opening(text: str, index: int) -> bool:
@@ -106,10 +108,21 @@ def _is_closing(text: str, index: int) -> bool:
         return False
     if char in _SINGLE:
         after = text[index + 1] if index + 1 < len(text) else ""
-        # "the authors’ view", "don’t": a letter after it, or a plural's possessive.
+        # "the authors’ view", "don’t": a letter after it, or a plural's possessive - which a
+        # word follows; a marker, a bracket or punctuation after "…restrictions’ " ends a
+        # quotation instead.
         letter_after = after.isalnum() and after not in _SUPERSCRIPT_DIGITS
-        return not (letter_after or (after.isspace() and before == "s" and char == "’"))
+        possessive = (
+            after.isspace() and before == "s" and char == "’" and _word_follows(text, index + 1)
+        )
+        return not (letter_after or possessive)
     return True
+
+
+def _word_follows(text: str, index: int) -> bool:
+    """The next character that is not a space, from ``index`` on, is a letter or a digit."""
+    rest = text[index : index + _LOOK_AHEAD_CHARS].lstrip()
+    return bool(rest) and rest[0].isalnum()
 
 
 def quotation_spans(text: str) -> list[tuple[int, int]]:
