@@ -9,7 +9,7 @@ from citeproof.contracts.thesis import CitedWork, Reference
 from citeproof.parser.thesis.fields import parse_entry
 from citeproof.parser.thesis.markers import MarkerItem
 from citeproof.parser.thesis.resolve import ReferenceIndex
-from citeproof.pipeline import AMBIGUOUS_SUFFIX
+from citeproof.pipeline import AMBIGUOUS_SUFFIX, DUPLICATE_ENTRY
 from citeproof.retriever.content_rules.quotations import find_quotations, quotation_spans
 from citeproof.retriever.linking.through_library import ENTRY_BY_TITLE, find_entry
 from citeproof.retriever.reference_list import (
@@ -145,3 +145,18 @@ def test_a_quotation_ending_in_s_before_its_marker_is_closed() -> None:
     assert quotation.text.endswith("travel restrictions")
     assert quotation_spans("‘hospitalised human cases’ .") == [(1, 25)]
     assert quotation_spans("the ‘authors’ view’ of it") == [(5, 18)]
+
+
+def test_the_uncited_copy_of_a_work_listed_twice_is_no_uncited_entry() -> None:
+    # A numbered list holding a work twice, its citations naming the later copy: CP412 reports
+    # the later entry as the duplicate, and CP411 reported the earlier copy as uncited too - a
+    # second warning for one mistake, on a work the text does cite.
+    title = "Temperature screening has negligible value for control of COVID-19"
+    first = _reference("4", authors=["McDonald", "Rossi"], year=2020, title=title)
+    again = _reference(
+        "9", ordinal=2, authors=["McDonald", "Rossi"], year=2020, title=title.title()
+    )
+    entries = [ListedEntry(key=101, reference=first), ListedEntry(key=102, reference=again)]
+    citations = [ListedCitation(key=1, entry=102, marker="[9]")]
+    found = reference_list_findings(entries, citations)
+    assert [(f.finding.rule, f.reference_id) for f in found] == [(DUPLICATE_ENTRY.code, 102)]

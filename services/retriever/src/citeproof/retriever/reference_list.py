@@ -3,7 +3,8 @@
 - uncited-entry (CP411, on the entry): no citation links to it. Not for an entry an unlinked
   citation nearly names (that citation's finding says what is wrong), not when no citation
   links at all (the markers, not the list, are the problem), not for a LaTeX thesis's .bib
-  (BibTeX prints only what is cited).
+  (BibTeX prints only what is cited), not for one copy of a work listed twice whose other copy
+  is cited (CP412 reports the pair).
 - duplicate-entry (CP412, on the later entry): the same work twice in one list - the same DOI,
   or the same title, first author and year.
 - ambiguous-author-year (CP414, on each later entry): entries that a marker cannot tell apart -
@@ -296,12 +297,15 @@ def _uncited(
     for citation in citations:
         if citation.entry is None:
             near |= _nearly_named(citation, entries)
+    cited_references = [entry.reference for entry in entries if entry.key in cited]
     found: list[Found] = []
     for entry in entries:
         if entry.key in cited or entry.key in near or entry.key in skip:
             continue
         if not _has_content(entry.reference):
             continue
+        if any(same_work(entry.reference, other) for other in cited_references):
+            continue  # one copy of a work listed twice: CP412 reports it, the work is cited
         reference = entry.reference
         message = f"No citation in the text points to {reference.label} ({_short(reference)})."
         finding = Finding(
