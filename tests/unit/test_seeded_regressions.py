@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from citeproof.contracts.thesis import CitedWork, Reference
+from citeproof.parser.thesis import analyze_thesis
 from citeproof.parser.thesis.fields import parse_entry
 from citeproof.parser.thesis.markers import MarkerItem
 from citeproof.parser.thesis.resolve import ReferenceIndex
@@ -160,3 +161,19 @@ def test_the_uncited_copy_of_a_work_listed_twice_is_no_uncited_entry() -> None:
     citations = [ListedCitation(key=1, entry=102, marker="[9]")]
     found = reference_list_findings(entries, citations)
     assert [(f.finding.rule, f.reference_id) for f in found] == [(DUPLICATE_ENTRY.code, 102)]
+
+
+def test_a_block_quotation_is_the_claim_its_marker_checks() -> None:
+    # A block quotation's marker stands alone after it, so the claim without its markers was
+    # empty: planning called the citation not checkable and the content rules never saw the
+    # quotation (no quote-verified, no quote-not-found for any block quotation).
+    quoted = (
+        "Opening windows for ten minutes every hour halved the concentration of carbon dioxide "
+        "in the classrooms we measured, and teachers reported fewer headaches."
+    )
+    references = "Smith, J. 2020. Working alone. In Proceedings of Stuff.\n"
+    text = f"The authors conclude:\n\n{quoted} (Smith, 2020, p. 5)\n\nNext paragraph here."
+    analysis = analyze_thesis(f"1 Introduction\n\n{text}\n\nReferences\n{references}", [0])
+    [citation] = analysis.citations
+    assert citation.block_quote == quoted
+    assert citation.claim_checked == quoted

@@ -56,6 +56,8 @@ NUMERIC_CEILING_FACTOR = 1.5
 NUMERIC_CEILING_SLACK = 5
 
 _FIRST_NUMBERED_ENTRY = re.compile(r"^[ \t]*\[1\][ \t]+\S", re.MULTILINE)
+# A claim holding a word at all (a marker alone leaves punctuation at most).
+_WORDS = re.compile(r"[^\W_]{2,}")
 
 
 def _fallback_section(text: str) -> Section | None:
@@ -543,11 +545,12 @@ def _with_checked_claims(citations: list[Citation]) -> list[Citation]:
             (start - citation.claim_start, end - citation.claim_start)
             for start, end in markers[(citation.claim_start, citation.claim_end)]
         ]
-        checked.append(
-            msgspec.structs.replace(
-                citation, claim_checked=checked_claim(citation.claim_text, spans)
-            )
-        )
+        claim = checked_claim(citation.claim_text, spans)
+        if citation.block_quote and not _WORDS.search(claim):
+            # A block quotation's marker stands alone after it: the passage is what the
+            # citation claims the source says (else planning finds nothing to check).
+            claim = citation.block_quote
+        checked.append(msgspec.structs.replace(citation, claim_checked=claim))
     return checked
 
 
