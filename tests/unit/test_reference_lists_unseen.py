@@ -359,9 +359,11 @@ def test_a_title_line_opening_with_a_number_at_a_page_foot_is_no_footnote():
         "1 January 2019 – 30 June 2019: public attitudes to stay-at-home orders. BMJ 4, 2–8.",
         "Papadopoulos, J. (2020). Seroprevalence of antibodies to SARS-CoV-2 in",
         "10 Sites in the United States, March 23-May 12, 2020. Vaccine 3, 1–9.",
+        "de la Cruz, É. and Kim, J. (2021). 1 January 2021 –",
+        "30 June 2021: Transplacental transmission of SARS-CoV-2 infection, Vaccine 2, 1–5.",
     ]
     second_page = ["Weber, S. (2021). Masks in schools. Vaccine 5, 3–7."]
-    starts = [[first_page[0], first_page[1], first_page[3]], [second_page[0]]]
+    starts = [[first_page[0], first_page[1], first_page[3], first_page[5]], [second_page[0]]]
     blocks = lines_to_blocks([first_page, second_page], starts)
     # Nothing is moved away as a footnote: the lines stay in order, each with its entry.
     assert " ".join(block.text for block in blocks) == " ".join(first_page + second_page)

@@ -298,11 +298,10 @@ def lines_to_blocks(
             # footnote ("1 January 2019 – 30 June 2019: ...").
             entry = _join(current) if current else (blocks[-1].text if blocks else "")
             title_due = in_entries and is_head_only(entry)
-            # Nor is a line a footnote that goes on with an entry stopped mid-sentence ("...
-            # SARS-CoV-2 in" / "10 Sites in the United States").
-            goes_on_entry = (
-                in_entries and bool(current) and bool(_MID_SENTENCE_END.search(current[-1]))
-            )
+            # Nor is a line a footnote that goes on with an entry whose line stopped without a
+            # sentence end ("... SARS-CoV-2 in" / "10 Sites in the United States", "... (2021).
+            # 1 January 2021 –" / "30 June 2021: ...").
+            goes_on_entry = in_entries and bool(current) and not _TERMINAL.search(current[-1])
             if (
                 line_index >= footnote_zone
                 and _FOOTNOTE_BLOCK.match(line)
