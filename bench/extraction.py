@@ -360,8 +360,9 @@ def print_styles(styles: dict[str, dict]) -> None:
         print(" | ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
 
 
-# The draw of random lists the committed results come from (looked at only to report).
-REPORT_LISTS_SEED = "report-2026-12-02"
+# The draw of random lists the committed results come from (looked at only to report; the
+# first draw, "report-2026-12-02", found one more list defect, fixed before this one ran).
+REPORT_LISTS_SEED = "report-2026-12-02b"
 
 
 def _arguments(argv: list[str]):
