@@ -55,19 +55,20 @@ def _check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_check_runs_the_pipeline_locally_and_exits_1_on_problems(data_dir: Path) -> None:
     work = data_dir.parent
-    # --min-coverage 0: this test is about the local pipeline and the problem exit code, not
-    # about how decisive the judge of the day is (exit 3 has its own unit tests, and
-    # `make test-dist` runs the sample with the defaults).
+    # --min-coverage 0 and --fail-on any: this test is about the local pipeline and the
+    # problem exit code, not about how decisive the judge of the day is (exit 3 and the default
+    # --fail-on have their own unit tests, and `make test-dist` runs the sample with the
+    # defaults); the sample's two citations without a source are problems under `any`.
     result = _check(str(SAMPLE / "thesis.md"), str(SAMPLE / "sources"), "--data-dir",
                     str(data_dir), "--format", "sarif", "--format", "json", "-o", "out/report",
-                    "--min-coverage", "0", cwd=work)  # fmt: skip
+                    "--min-coverage", "0", "--fail-on", "any", cwd=work)  # fmt: skip
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     sarif = json.loads((work / "out" / "report.sarif").read_text())
     jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(sarif)
     assert sarif["runs"][0]["results"], "the sample has problem citations"
     report = json.loads((work / "out" / "report.json").read_text())
-    assert report["schema_version"] == "1"
+    assert report["schema_version"] == "2"
     assert report["coverage"]["citations_found"] == len(report["citations"]) > 10
     assert report["coverage"]["linked_to_source"] > 0
     assert "needs attention" in result.stdout
