@@ -158,6 +158,8 @@ def print_summary(
             f"{outcome.absent} baseline entr{'y' if outcome.absent == 1 else 'ies'} no longer "
             "found (fixed, or changed): rewrite the baseline with --write-baseline to drop them"
         )
+    if config_path is not None or written:
+        say("")
     if config_path is not None:
         say(f"configuration: {config_path}")
     if written:
