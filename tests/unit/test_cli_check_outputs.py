@@ -140,7 +140,8 @@ def test_clean_and_problem_runs() -> None:
             "the judge failed on every one of the 14",
         ),
         (
-            [_citation(1, SUPPORTED)] + [_citation(2, JUDGE_ERROR, content_checked=False)]
+            [_citation(1, SUPPORTED)]
+            + [_citation(2, JUDGE_ERROR, content_checked=False)]
             + [_citation(3, SOURCE_MISSING, source=False)] * 2,
             "only 1 of 4 citations (25%) could be examined",
         ),
