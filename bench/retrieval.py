@@ -57,7 +57,8 @@ from bench import common
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
-from citeproof.embeddings import get_embedder
+from citeproof.embeddings import EmbeddingSettings, get_embedder
+from citeproof.embeddings.settings import CHUNKS_AT_PARSE
 from citeproof.queue import run_once
 from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.retrieval import BM25, HYBRID, VECTOR, Retriever
@@ -186,7 +187,10 @@ async def index_through_parser(
             job, user, document, filename, len(pdf), pdf,
         )  # fmt: skip
         documents[cord_id] = document
-    parser = ParseService()
+    # Every chunk embedded at parse time, as the retrievers below expect (they rank all chunks:
+    # no on-demand embedding, ADR 0022). On these one-page abstracts the on-demand path ranks
+    # every chunk too (a small source), so the figures hold for both.
+    parser = ParseService(embeddings=EmbeddingSettings(chunks=CHUNKS_AT_PARSE))
     await parser.warm_up()
     stage = parser.parse_stage
     while await run_once(pool, stage, worker_id="bench-parser", batch_size=4):

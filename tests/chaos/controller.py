@@ -127,6 +127,23 @@ async def _verdicts(url: str, run_ids: list[str]) -> list[list[tuple]]:
         await conn.close()
 
 
+async def _chunk_vectors(url: str) -> list[tuple]:
+    """Every stored chunk vector as (source bytes' sha256, chunk ordinal, vector), sorted:
+    with on-demand embeddings (ADR 0022) the chunks a run embeds are a function of its claims,
+    so a chaos run must store exactly the calm run's vectors - none lost to a kill, none
+    different for having been computed twice."""
+    conn = await asyncpg.connect(url)
+    try:
+        # pgvector's text form prints each float so that it reads back exactly.
+        rows = await conn.fetch(
+            "SELECT d.sha256, c.ordinal, c.embedding::text AS vector FROM chunks c "
+            "JOIN documents d ON d.id = c.document_id WHERE c.embedding IS NOT NULL"
+        )
+        return sorted((r["sha256"], r["ordinal"], r["vector"]) for r in rows)
+    finally:
+        await conn.close()
+
+
 async def check_invariants(url: str, run_ids: list[str]) -> dict:
     """What must hold after any amount of chaos; returns counts for the report."""
     conn = await asyncpg.connect(url)
@@ -298,6 +315,13 @@ def run_chaos(theses: list[Thesis], seed: int, work_dir: Path, *, kills: int = 4
         invariants = asyncio.run(check_invariants(chaos_url, chaos_ids))
         calm_verdicts = asyncio.run(_verdicts(calm_url, calm_ids))
         chaos_verdicts = asyncio.run(_verdicts(chaos_url, chaos_ids))
+        calm_vectors = asyncio.run(_chunk_vectors(calm_url))
+        chaos_vectors = asyncio.run(_chunk_vectors(chaos_url))
+        if chaos_vectors != calm_vectors:
+            invariants["problems"].append(
+                f"stored chunk vectors differ from the calm run's ({len(chaos_vectors)} vs "
+                f"{len(calm_vectors)})"
+            )
         figures = schedule.figures
         return {
             "seed": seed,
@@ -313,6 +337,7 @@ def run_chaos(theses: list[Thesis], seed: int, work_dir: Path, *, kills: int = 4
             "chaos_seconds": round(chaos_seconds, 1),
             "time_ratio": round(chaos_seconds / calm_seconds, 2) if calm_seconds else None,
             "problems": invariants["problems"],
+            "chunk_vectors_stored": len(chaos_vectors),
             "verdicts_identical": calm_verdicts == chaos_verdicts,
             "verdict_differences": [
                 (i, a, b)

@@ -99,11 +99,18 @@ async def add_document(
 
 
 async def add_chunks(
-    pool: asyncpg.Pool, user_id: uuid.UUID, document_id: uuid.UUID, texts: Sequence[str]
+    pool: asyncpg.Pool,
+    user_id: uuid.UUID,
+    document_id: uuid.UUID,
+    texts: Sequence[str],
+    *,
+    embedded: bool = True,
 ) -> list[int]:
-    """One chunk per text, one page per chunk, with the real local embeddings; the document's
-    text and page starts are set so pages can be derived from offsets."""
-    vectors = get_embedder().embed(list(texts))
+    """One chunk per text, one page per chunk, with the real local embeddings (as the parser
+    stores them at parse time) or, `embedded=False`, none (as it stores them by default, for
+    the retriever to embed on demand); the document's text and page starts are set so pages
+    can be derived from offsets."""
+    vectors = get_embedder().embed(list(texts)) if embedded else [None] * len(texts)
     ids, offset, page_starts = [], 0, []
     for ordinal, text in enumerate(texts):
         page_starts.append(offset)

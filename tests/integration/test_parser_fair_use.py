@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from citeproof.embeddings import EmbeddingSettings
+from citeproof.embeddings.settings import CHUNKS_AT_PARSE
 from citeproof.parser.service import EMBED_SLICE_TEXTS, ParseService
 from citeproof.parser.settings import ParserSettings
 from tests.integration import test_parser_stage as stage_support
@@ -88,7 +90,9 @@ async def test_a_pdf_with_more_text_than_the_character_cap_is_refused_before_chu
 async def test_embedding_past_its_budget_fails_the_item_and_frees_the_slot(ppool, puser) -> None:
     """~500 passages take the local embedder ~12 s on a quiet core; a 1 s budget stops it
     after a slice or two, nothing is stored, and the next file of the job parses."""
-    budgeted = ParseService(ParserSettings(embed_budget_s=1.0))
+    budgeted = ParseService(
+        ParserSettings(embed_budget_s=1.0), EmbeddingSettings(chunks=CHUNKS_AT_PARSE)
+    )
     try:
         long_text = "\n\n".join(paragraphs(700_000)).encode()
         _, [big, small] = await enqueue(

@@ -21,9 +21,12 @@ import pytest
 from citeproof.db.migrate import apply_migrations
 from citeproof.db.pool import create_pool
 from citeproof.db.settings import DatabaseSettings
+from citeproof.embeddings import EmbeddingSettings
+from citeproof.embeddings.settings import CHUNKS_AT_PARSE, CHUNKS_ON_DEMAND
 from citeproof.parser.service import ParseService, expire_staged_bytes, on_terminal
 from citeproof.parser.settings import ParserSettings
 from citeproof.queue import TerminalOutcome, run_once
+from citeproof.settings import SettingsError
 from tests.unit.test_parser_files import (
     HTML_WITH_SCRIPTS,
     corrupt_pdf,
@@ -76,8 +79,13 @@ async def puser(ppool: asyncpg.Pool) -> uuid.UUID:
 
 @pytest.fixture(scope="module")
 def service() -> Iterator[ParseService]:
-    """One service (warm parsing child, loaded embedder) for the whole module."""
-    parse_service = ParseService(ParserSettings(item_timeout_s=60, max_pages=40))
+    """One service (warm parsing child, loaded embedder) for the whole module; it embeds at
+    parse time (`CITEPROOF_EMBEDDINGS_CHUNKS=at_parse`), the path these tests describe. The
+    default, on-demand path is `test_on_demand_the_parser_stores_passages_without_vectors`."""
+    parse_service = ParseService(
+        ParserSettings(item_timeout_s=60, max_pages=40),
+        EmbeddingSettings(chunks=CHUNKS_AT_PARSE),
+    )
     yield parse_service
     parse_service.sandbox.close()
 
@@ -423,6 +431,35 @@ async def test_a_thesis_also_linked_as_a_source_is_embedded(ppool, puser, servic
     assert await ppool.fetchval(
         "SELECT bool_and(embedding IS NOT NULL) FROM chunks WHERE document_id = $1", document_id
     )
+
+
+async def test_on_demand_the_parser_stores_passages_without_vectors(ppool, puser) -> None:
+    """ADR 0022: the default parser stores text, pages and chunks and embeds nothing (the
+    retriever embeds what claims need); it needs no embedder to start."""
+    on_demand = ParseService(
+        ParserSettings(item_timeout_s=60, max_pages=40), EmbeddingSettings(chunks=CHUNKS_ON_DEMAND)
+    )
+    try:
+        assert not on_demand.embeds_at_parse
+        _, [item_id] = await enqueue(ppool, puser, [("paper.pdf", make_pdf(paper_pages(3)))])
+        await drain(ppool, on_demand)
+        row = await item(ppool, item_id)
+        assert (row["state"], row["document_state"], row["pages"]) == ("succeeded", "parsed", 3)
+        counts = await ppool.fetchrow(
+            "SELECT count(*) AS chunks, count(embedding) AS embedded FROM chunks "
+            "WHERE document_id = $1",
+            row["document_id"],
+        )
+        assert counts["chunks"] > 0 and counts["embedded"] == 0
+    finally:
+        on_demand.sandbox.close()
+
+
+def test_thesis_vectors_at_parse_time_need_embeddings_at_parse_time() -> None:
+    with pytest.raises(SettingsError, match="CITEPROOF_EMBEDDINGS_CHUNKS=at_parse"):
+        ParseService(
+            ParserSettings(embed_thesis_chunks=True), EmbeddingSettings(chunks=CHUNKS_ON_DEMAND)
+        )
 
 
 async def test_a_child_crash_is_retried_then_reported(ppool, puser, service) -> None:

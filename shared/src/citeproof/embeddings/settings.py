@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Final, Literal
 
 from citeproof.embeddings.base import EMBEDDING_DIM
 from citeproof.settings import Settings, doc
@@ -11,6 +11,12 @@ DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
 # Two parser processes share the reference machine's two cores: one thread each, no
 # oversubscription (measured in bench/embed.py; docs/adr/0010-embedding-runtime.md).
 DEFAULT_THREADS = 1
+# When a source's passages (chunks) get their vectors (ADR 0022). `on_demand`: the retriever
+# embeds a chunk the first time a claim needs it and stores it for every later claim and user;
+# `at_parse`: the parser embeds every chunk of every source (the path before ADR 0022).
+CHUNKS_ON_DEMAND: Final = "on_demand"
+CHUNKS_AT_PARSE: Final = "at_parse"
+ChunkEmbeddings = Literal["on_demand", "at_parse"]
 
 
 class EmbeddingSettings(Settings, frozen=True, kw_only=True):
@@ -46,10 +52,23 @@ class EmbeddingSettings(Settings, frozen=True, kw_only=True):
         Literal["int8", "fp32"],
         doc(
             "Weights of the `onnx` runtime for query-time embeddings: the retriever's claims and "
-            "the evidence sentences it ranks, the local judge's features. A few texts per "
-            "citation, so full precision by default (ADR 0010)."
+            "the evidence sentences it ranks with CITEPROOF_EMBEDDINGS_CHUNKS=at_parse (on "
+            "demand it uses `precision`, ADR 0022), the local judge's features. A few texts "
+            "per citation, so full precision by default (ADR 0010)."
         ),
     ] = "fp32"
+    chunks: Annotated[
+        ChunkEmbeddings,
+        doc(
+            "When source passages are embedded. `on_demand`: by the retriever, the first time "
+            "a claim needs them (its candidates within the cited source, or a whole small "
+            "source), stored in PostgreSQL and reused by every later claim and user; the "
+            "retriever then embeds claims and evidence sentences with `precision` too. "
+            "`at_parse`: the parser embeds every passage of every source before the first "
+            "verdict, and the retriever uses `query_precision`. Parser and retriever must use "
+            "the same value."
+        ),
+    ] = CHUNKS_ON_DEMAND
     threads: Annotated[
         int,
         doc(

@@ -1,5 +1,7 @@
 """The `parse` stage: claim a parse item, parse its staged bytes in the sandbox, embed the
-chunks, and store everything in the item's completing transaction.
+chunks if embeddings are made at parse time (`CITEPROOF_EMBEDDINGS_CHUNKS=at_parse`; by default
+the retriever embeds them on demand, ADR 0022), and store everything in the item's completing
+transaction.
 
 Bookkeeping that must happen on every terminal transition (succeeded, failed, dead, cancelled)
 lives in `on_terminal`, which the runtime calls inside the transaction of that transition: the
@@ -15,8 +17,9 @@ import time
 import asyncpg
 import numpy as np
 
-from citeproof.embeddings import EMBEDDING_DIM, get_embedder
-from citeproof.embeddings.base import aembed
+from citeproof.embeddings import EMBEDDING_DIM, EmbeddingSettings, get_embedder
+from citeproof.embeddings.base import PURPOSE_CHUNKS, aembed
+from citeproof.embeddings.settings import CHUNKS_AT_PARSE
 from citeproof.parser.errors import (
     MISSING_BYTES,
     TIMEOUT,
@@ -41,7 +44,7 @@ from citeproof.queue import (
     TerminalOutcome,
     notify,
 )
-from citeproof.settings import load
+from citeproof.settings import SettingsError, load
 from citeproof.worker_service import StageDefaults, WorkerService
 
 # Counters and state of the job in ONE statement: the row lock serialises two parsers finishing
@@ -131,8 +134,21 @@ class ParseService(WorkerService):
         ),
     )
 
-    def __init__(self, settings: ParserSettings | None = None) -> None:
+    def __init__(
+        self,
+        settings: ParserSettings | None = None,
+        embeddings: EmbeddingSettings | None = None,
+    ) -> None:
         self.settings = settings or load(ParserSettings)
+        # ADR 0022: by default the retriever embeds a source's passages when a claim first
+        # needs them, and the parser embeds nothing; `at_parse` is the earlier path.
+        self.embeds_at_parse = (embeddings or load(EmbeddingSettings)).chunks == CHUNKS_AT_PARSE
+        if self.settings.embed_thesis_chunks and not self.embeds_at_parse:
+            raise SettingsError(
+                "CITEPROOF_PARSER_EMBED_THESIS_CHUNKS=true needs "
+                "CITEPROOF_EMBEDDINGS_CHUNKS=at_parse: with on-demand embeddings the parser "
+                "embeds nothing, and the retriever embeds what a claim needs of any document."
+            )
         self.sandbox = ParseSandbox(self.settings)
         # The registry (and the API's /readyz) shows how this worker's parsing children are
         # isolated; a probe finds out without starting one.
@@ -248,21 +264,29 @@ class ParseService(WorkerService):
                     f"{budget:g} s allowed per document ({start} done); upload the part that "
                     "is cited.",
                 )
-            parts.append(await aembed(embedder, texts[start : start + EMBED_SLICE_TEXTS]))
+            part = texts[start : start + EMBED_SLICE_TEXTS]
+            parts.append(await aembed(embedder, part, purpose=PURPOSE_CHUNKS))
         if not parts:
             return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
         return np.concatenate(parts)
 
     async def _needs_embeddings(self, pool: asyncpg.Pool, document: asyncpg.Record) -> bool:
-        """Sources are searched as evidence and need vectors; a thesis does not, unless the same
-        file also serves as a source in some session (the API upgrades a re-sent source to a
-        thesis in place) or the operator wants thesis vectors anyway."""
+        """With embeddings at parse time: sources are searched as evidence and need vectors; a
+        thesis does not, unless the same file also serves as a source in some session (the API
+        upgrades a re-sent source to a thesis in place) or the operator wants thesis vectors
+        anyway. On demand (the default), no document is embedded here."""
+        if not self.embeds_at_parse:
+            return False
         if document["kind"] != "thesis" or self.settings.embed_thesis_chunks:
             return True
         return bool(await pool.fetchval(_LINKED_AS_SOURCE, document["id"]))
 
     async def warm_up(self, pool: asyncpg.Pool | None = None) -> None:
-        """Start a parsing child and load the embedder before the first item arrives."""
+        """Start a parsing child, and load the embedder if this parser embeds, before the first
+        item arrives."""
+        if not self.embeds_at_parse:
+            await self.sandbox.warm_up()
+            return
         await asyncio.gather(self.sandbox.warm_up(), aembed(get_embedder(), ["warm-up"]))
 
     async def _expire_staged_bytes(self, pool: asyncpg.Pool) -> int:

@@ -120,6 +120,10 @@ class DocumentIndex:
     # What other components derive from the same document and keep as long as this index (the
     # content rules' `SourceText`), by name; counted in `size_bytes`, dropped with the entry.
     derived: dict[str, Any] = field(default_factory=dict)
+    # Chunk ids known to have a stored vector in PostgreSQL (on-demand chunk embeddings, ADR
+    # 0022): filled as this process embeds or finds them, so warm claims ask the database
+    # nothing. Touched only on the event-loop thread.
+    stored_vectors: set[int] = field(default_factory=set)
 
     @classmethod
     def build(
@@ -178,6 +182,18 @@ class DocumentIndex:
 
     def chunk_position(self) -> dict[int, int]:
         return {chunk_id: i for i, chunk_id in enumerate(self.chunk_ids)}
+
+    def candidate_chunks(self, chunk_bm25: np.ndarray, depth: int) -> list[int]:
+        """Positions of the chunks a claim's vector search ranks when chunks are embedded on
+        demand: every chunk of a source with at most `depth` of them, otherwise the `depth`
+        best by the claim's BM25 score (positive scores only; ties in reading order). A function
+        of the claim and the document alone, never of which chunks earlier claims embedded, so
+        a claim retrieves the same passages whatever ran before it."""
+        if len(self.chunk_ids) <= depth:
+            return list(range(len(self.chunk_ids)))
+        positive = np.flatnonzero(chunk_bm25 > 0)
+        best = positive[np.argsort(-chunk_bm25[positive], kind="stable")[:depth]]
+        return sorted(int(i) for i in best)
 
     def chunk_bm25_scores(self, query_tokens: list[str]) -> np.ndarray:
         if self.chunk_bm25 is None or not query_tokens:

@@ -8,6 +8,11 @@ Two levels, each fused the same way:
    `evidence_passages` sentences become the evidence.
 
 `mode` selects both signals (production) or one of them (the benchmark's baselines).
+
+With on-demand chunk embeddings (the default, ADR 0022; `chunk_vectors` set) the chunk-level
+vector search ranks the claim's candidates only — the whole source if it is small, else its
+best `candidate_chunks` chunks by BM25 — after embedding whichever of them have no stored vector
+yet. With embeddings made at parse time (`chunk_vectors` None) it ranks every chunk.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import numpy as np
 from citeproof.contracts.chunks import EVIDENCE_ROLES
 from citeproof.retriever.bm25_terms import tokenize
 from citeproof.retriever.cache import IndexCache
+from citeproof.retriever.chunk_vectors import ChunkVectors
 from citeproof.retriever.fusion import fuse
 from citeproof.retriever.index import (
     SELECT_DOCUMENT_VERSION,
@@ -51,6 +57,29 @@ FROM document_chunks
 ORDER BY embedding <=> $3
 LIMIT $4
 """
+
+
+# The same search among the claim's candidates ($6) when chunks are embedded on demand: the
+# other chunks of the document may or may not have a vector, depending on which claims came
+# before, and a ranking that saw them would depend on that history.
+VECTOR_TOP_K_AMONG = """
+WITH document_chunks AS MATERIALIZED (
+    SELECT id, embedding FROM chunks
+    WHERE user_id = $1 AND document_id = $2 AND embedding IS NOT NULL
+      AND role = ANY($5::text[]) AND id = ANY($6::bigint[])
+)
+SELECT id, 1 - (embedding <=> $3) AS similarity
+FROM document_chunks
+ORDER BY embedding <=> $3
+LIMIT $4
+"""
+
+
+@dataclass
+class RetrievalStats:
+    """What one retrieval did besides ranking (for the run's progress)."""
+
+    chunks_embedded: int = 0  # source chunks this retrieval embedded and stored
 
 
 @dataclass(frozen=True)
@@ -87,10 +116,18 @@ def _best(fused: np.ndarray, ranked: np.ndarray, limit: int) -> list[int]:
 class Retriever:
     """Holds the process's cache and embedding function; one instance per process."""
 
-    def __init__(self, settings: RetrieverSettings, cache: IndexCache, embed: EmbedFn) -> None:
+    def __init__(
+        self,
+        settings: RetrieverSettings,
+        cache: IndexCache,
+        embed: EmbedFn,
+        chunk_vectors: ChunkVectors | None = None,
+    ) -> None:
         self.settings = settings
         self.cache = cache
         self.embed = embed
+        # None: every chunk was embedded at parse time (CITEPROOF_EMBEDDINGS_CHUNKS=at_parse).
+        self.chunk_vectors = chunk_vectors
 
     async def index(self, conn: Any, user_id: Any, document_id: Any) -> DocumentIndex:
         settings = self.settings
@@ -117,7 +154,13 @@ class Retriever:
         return fuse(signals, method=s.fusion, rrf_k=s.rrf_k, vector_weight=s.vector_weight)
 
     async def retrieve(
-        self, conn: Any, user_id: Any, document_id: Any, query: str, mode: str = HYBRID
+        self,
+        conn: Any,
+        user_id: Any,
+        document_id: Any,
+        query: str,
+        mode: str = HYBRID,
+        stats: RetrievalStats | None = None,
     ) -> list[EvidencePassage]:
         if mode not in MODES:
             raise ValueError(f"unknown retrieval mode {mode!r}")
@@ -131,16 +174,37 @@ class Retriever:
 
         chunk_signals: list[np.ndarray] = []
         query_vector: np.ndarray | None = None
+        chunk_bm25 = index.chunk_bm25_scores(tokens)
         if use_vector:
             query_vector = (await self.embed([query]))[0]
-            rows = await conn.fetch(
-                VECTOR_TOP_K,
-                user_id,
-                document_id,
-                query_vector,
-                settings.vector_top_k,
-                list(EVIDENCE_ROLES),
-            )
+            if self.chunk_vectors is None:
+                rows = await conn.fetch(
+                    VECTOR_TOP_K,
+                    user_id,
+                    document_id,
+                    query_vector,
+                    settings.vector_top_k,
+                    list(EVIDENCE_ROLES),
+                )
+            else:
+                candidates = [
+                    index.chunk_ids[i]
+                    for i in index.candidate_chunks(chunk_bm25, settings.candidate_chunks)
+                ]
+                embedded = await self.chunk_vectors.ensure(
+                    conn, user_id, document_id, index, candidates
+                )
+                if stats is not None:
+                    stats.chunks_embedded += embedded
+                rows = await conn.fetch(
+                    VECTOR_TOP_K_AMONG,
+                    user_id,
+                    document_id,
+                    query_vector,
+                    settings.vector_top_k,
+                    list(EVIDENCE_ROLES),
+                    candidates,
+                )
             positions = index.chunk_position()
             similarities = np.full(chunk_count, np.nan)
             for row in rows:
@@ -149,7 +213,7 @@ class Retriever:
                     similarities[position] = row["similarity"]
             chunk_signals.append(similarities)
         if use_bm25:
-            chunk_signals.append(_top_k_mask(index.chunk_bm25_scores(tokens), settings.bm25_top_k))
+            chunk_signals.append(_top_k_mask(chunk_bm25, settings.bm25_top_k))
         ranked_chunks = np.any([~np.isnan(s) for s in chunk_signals], axis=0)
         top_chunks = _best(self._fuse(chunk_signals), ranked_chunks, settings.evidence_chunks)
         if not top_chunks:

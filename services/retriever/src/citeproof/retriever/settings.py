@@ -13,6 +13,14 @@ DEFAULT_VECTOR_TOP_K = 10
 DEFAULT_BM25_TOP_K = 10
 # Chunks whose sentences compete to become evidence.
 DEFAULT_EVIDENCE_CHUNKS = 4
+# With on-demand chunk embeddings (ADR 0022): the chunks of a source a claim's vector search
+# ranks, the best of its BM25 ranking; a source with at most this many evidence chunks is
+# ranked (and embedded) whole, as with embeddings at parse time. Chosen on the train split's
+# real thesis (bench/e2e/real_thesis.py, three seeds of 171-172 claims over 64 sources of 10-40
+# pages): depths 4-12 all retrieve better than ranking every chunk (recall@5 +0.03 to +0.11),
+# 6 was best or tied in two seeds of three, and the embedding grows with the depth (6: about
+# a ninth of the chunks embedded). ADR 0022 has the table.
+DEFAULT_CANDIDATE_CHUNKS = 6
 # Evidence passages handed to the judge per citation.
 DEFAULT_EVIDENCE_PASSAGES = 5
 # The constant of reciprocal rank fusion (Cormack et al. 2009 use 60).
@@ -58,6 +66,13 @@ class RetrieverSettings(Settings, frozen=True, kw_only=True):
     evidence_chunks: Annotated[
         int, doc("Top fused chunks whose sentences compete to become evidence.", ge=1)
     ] = DEFAULT_EVIDENCE_CHUNKS
+    candidate_chunks: Annotated[
+        int,
+        doc("With on-demand chunk embeddings (CITEPROOF_EMBEDDINGS_CHUNKS=on_demand): the "
+            "chunks of the cited source a claim's vector search ranks, the best of its BM25 "
+            "ranking, embedded the first time any claim needs them; a source with at most "
+            "this many evidence chunks is ranked whole.", ge=1),
+    ] = DEFAULT_CANDIDATE_CHUNKS  # fmt: skip
     evidence_passages: Annotated[
         int, doc("Evidence passages (sentences) stored per citation for the judge.", ge=1)
     ] = DEFAULT_EVIDENCE_PASSAGES
@@ -144,6 +159,13 @@ class RetrieverSettings(Settings, frozen=True, kw_only=True):
         doc("Download PDFs from loopback and private addresses too (tests and intranet "
             "mirrors; off, a PDF URL from the API may not point into the server's network)."),
     ] = False  # fmt: skip
+
+    def __post_init__(self) -> None:
+        if self.candidate_chunks < self.evidence_chunks:
+            raise ValueError(
+                f"candidate_chunks ({self.candidate_chunks}) must be at least evidence_chunks "
+                f"({self.evidence_chunks}): the evidence comes from the best candidates"
+            )
 
     number_not_in_source: Annotated[
         bool,
