@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from citeproof.cli._failon import FailOn
 from citeproof.cli._outcome import FINDING, Item, Outcome, selected
-from citeproof.contracts.findings import rule_anchor
+from citeproof.contracts.findings import rule_doc
 from citeproof.pipeline import (
     CONTRADICTED,
     ERROR,
@@ -48,10 +48,6 @@ from citeproof.pipeline import (
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "citeproof"
-# The rules' documentation, one heading per rule (rule_anchor). The project publishes no web
-# site of its own, so this is the file's path in the citeproof source tree; change it here
-# when the docs get a public address.
-RULES_DOC_URI = "docs/rules.md"
 FINGERPRINT_KEY = "citeproof/v1"
 # A finding's severity as a SARIF level.
 SEVERITY_LEVELS = {ERROR: "error", WARNING: "warning", INFO: "note"}
@@ -94,7 +90,7 @@ def _finding_rule(rule: Rule) -> dict:
             "markdown": f"**{rule.name}** ({rule.code} `{rule.slug}`)\n\n{rule.summary}\n\n"
             f"How to fix: {rule.fix}",
         },
-        "helpUri": f"{RULES_DOC_URI}#{rule_anchor(rule)}",
+        "helpUri": rule_doc(rule),
         "defaultConfiguration": {"level": SEVERITY_LEVELS[rule.severity]},
         "properties": {"slug": rule.slug, "severity": rule.severity, "subject": rule.subject},
     }

@@ -90,10 +90,21 @@ def rule_for(name: str) -> Rule:
     return RULES_BY_CODE.get(name.upper()) or RULES_BY_SLUG[name.lower()]
 
 
+# The rules' documentation, one heading per rule. The project publishes no web site of its own,
+# so reports and SARIF name the file's path in the citeproof source tree; change it here when the
+# docs get a public address.
+RULES_DOC: Final = "docs/rules.md"
+
+
 def rule_anchor(rule: Rule) -> str:
     """The rule's anchor in docs/rules.md, whose heading for it is `## CP101 quote-not-found`
     (GitHub's anchor for that heading): SARIF's helpUri and the reports link there."""
     return f"{rule.code.lower()}-{rule.slug}"
+
+
+def rule_doc(rule: Rule) -> str:
+    """Where the rule is documented: RULES_DOC#anchor."""
+    return f"{RULES_DOC}#{rule_anchor(rule)}"
 
 
 def severity_rank(severity: str) -> int:
