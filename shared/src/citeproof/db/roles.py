@@ -103,6 +103,7 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
         "verdicts",
         "open_access_lookups",
         "open_access_documents",
+        "retrieval_cache",
         # Reference verification (its stage runs in the retriever; ADR 0024).
         STAGE_TABLES[VERIFY_STAGE],
         "scholarly_lookups",

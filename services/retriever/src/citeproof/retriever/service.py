@@ -7,7 +7,7 @@ the document-index cache and the embedder — and builds the Stage definitions t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import asyncpg
 import numpy as np
@@ -32,10 +32,11 @@ from citeproof.retriever.cache import IndexCache
 from citeproof.retriever.chunk_vectors import ChunkVectors
 from citeproof.retriever.content_check import citation_input, content_findings
 from citeproof.retriever.content_rules import ContentRulesConfig
+from citeproof.retriever.evidence_cache import EvidenceCache
 from citeproof.retriever.index import EmbedFn
 from citeproof.retriever.planning import Planner
 from citeproof.retriever.query import build_query, strip_markers
-from citeproof.retriever.retrieval import EvidencePassage, Retriever
+from citeproof.retriever.retrieval import HYBRID, EvidencePassage, RetrievalStats, Retriever
 from citeproof.retriever.settings import RetrieverSettings
 from citeproof.retriever.verify.settings import VerifySettings
 from citeproof.retriever.verify.stage import VerificationQueue, VerifyStage
@@ -62,7 +63,8 @@ WHERE document_id = $1 AND marker_start >= $2 AND marker_end <= $3
 
 # Also the cancellation check: a run that ended meanwhile gets no evidence and no judge task.
 COUNT_RETRIEVED = """
-UPDATE runs SET retrieved = retrieved + 1, status = 'judging'
+UPDATE runs SET retrieved = retrieved + 1, evidence_reused = evidence_reused + $2,
+    chunks_embedded = chunks_embedded + $3, status = 'judging'
 WHERE id = $1 AND status NOT IN ('completed', 'cancelled', 'failed')
 RETURNING id
 """
@@ -138,6 +140,7 @@ class RetrieverService(WorkerService):
         )
         query_embed = embed or (on_demand_embed if on_demand else default_embed)
         self.retriever = Retriever(self.settings, self.cache, query_embed, self.chunk_vectors)
+        self.evidence_cache = EvidenceCache(self.settings, embeddings)
         self.planner = Planner(self.settings)
         self.content_rules = ContentRulesConfig(
             number_not_in_source=self.settings.number_not_in_source
@@ -229,12 +232,36 @@ class RetrieverService(WorkerService):
         if citation is None or citation["status"] in TERMINAL_RUN_STATUSES:
             return  # cancelled run: the runtime completes the task, nothing is handed on
         query = await self.query_for(ctx.pool, citation)
-        passages = await self.retriever.retrieve(
-            ctx.pool, task["user_id"], task["source_document_id"], query
+        stats = RetrievalStats()
+        passages, reused = await self.evidence_for(
+            ctx.pool, task["user_id"], task["source_document_id"], query, stats
         )
         findings = await self.content_findings(ctx.pool, task, citation)
-        await self.hand_off(ctx, passages, findings)
-        ctx.log.info("retrieve.done", passages=len(passages), findings=len(findings))
+        await self.hand_off(
+            ctx, passages, findings, reused=reused, chunks_embedded=stats.chunks_embedded
+        )
+        ctx.log.info("retrieve.done", passages=len(passages), findings=len(findings), reused=reused)
+
+    async def evidence_for(
+        self,
+        pool: asyncpg.Pool,
+        user_id: Any,
+        document_id: Any,
+        query: str,
+        stats: RetrievalStats | None = None,
+    ) -> tuple[list[EvidencePassage], bool]:
+        """The claim's passages in the source: kept from an earlier run that asked the same of
+        the same parse (a re-check), else retrieved now and kept. Returns (passages, reused)."""
+        cache = self.evidence_cache
+        key = cache.key(await cache.version(pool, user_id, document_id), query, HYBRID)
+        kept = await cache.get(pool, user_id, document_id, key)
+        if kept is not None:
+            return kept, True
+        passages = await self.retriever.retrieve(pool, user_id, document_id, query, stats=stats)
+        # Committed on its own, before the hand-off: a task that fails after this point
+        # retrieves the same passages when retried, so an entry is never wrong.
+        await cache.put(pool, user_id, document_id, key, passages)
+        return passages, False
 
     async def content_findings(
         self, pool: asyncpg.Pool, task: asyncpg.Record, citation: asyncpg.Record
@@ -263,12 +290,16 @@ class RetrieverService(WorkerService):
         ctx: TaskContext,
         passages: list[EvidencePassage],
         findings: Sequence[Finding] = (),
+        *,
+        reused: bool = False,
+        chunks_embedded: int = 0,
     ) -> None:
         """Complete the task, store its evidence and content findings and queue the judge —
         one transaction."""
         run_id, citation_id = ctx.row["run_id"], ctx.row["citation_id"]
         async with ctx.complete() as conn:
-            if await conn.fetchval(COUNT_RETRIEVED, run_id) is None:
+            counted = await conn.fetchval(COUNT_RETRIEVED, run_id, int(reused), chunks_embedded)
+            if counted is None:
                 return
             # Replaces this task's earlier findings: a retried task stores one set.
             await replace_findings(
