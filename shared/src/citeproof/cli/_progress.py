@@ -17,6 +17,19 @@ def _fraction(done: int, total: int) -> float:
     return min(1.0, done / total) if total else 0.0
 
 
+def stage_detail(stage: str, progress: dict) -> str:
+    """What a stage did besides its count, when the API says (absent keys are zero): documents
+    already parsed when the run started, source passages embedded on demand for this run's
+    claims (the embedding moved from parsing to retrieval, ADR 0022), and evidence or verdicts
+    reused from an earlier run of the same claims (a re-check)."""
+    parts = []
+    if progress.get("embedded"):
+        parts.append(f"{progress['embedded']} passages embedded")
+    if progress.get("reused"):
+        parts.append(f"{progress['reused']} {'already parsed' if stage == 'parse' else 'reused'}")
+    return ", ".join(parts)
+
+
 class Progress:
     def __init__(self, stream: IO[str] | None = None) -> None:
         self._stream = stream or sys.stderr
@@ -61,7 +74,9 @@ class Progress:
             filled = round(BAR_WIDTH * fraction)
             colour = _GREEN if fraction >= 1.0 else _YELLOW
             bar = self._paint(colour, "█" * filled) + self._paint(_DIM, "·" * (BAR_WIDTH - filled))
-            lines.append(f"  {stage:<9} {bar} {p['done']:>4}/{p['total']:<4}")
+            line = f"  {stage:<9} {bar} {p['done']:>4}/{p['total']:<4}"
+            detail = stage_detail(stage, p)
+            lines.append(f"{line} {self._paint(_DIM, detail)}" if detail else line)
         state = status["status"]
         if status.get("waiting_for"):
             state += f"  (waiting for: {', '.join(status['waiting_for'])})"
@@ -80,7 +95,11 @@ def plain_line(status: dict) -> str:
     if status["status"] == "completed":
         fraction = 1.0
     filled = round(BAR_WIDTH * fraction)
-    stages = "  ".join(f"{name} {p['done']}/{p['total']}" for name, p in progress.items())
+    stages = "  ".join(
+        f"{name} {p['done']}/{p['total']}"
+        + (f" ({detail})" if (detail := stage_detail(name, p)) else "")
+        for name, p in progress.items()
+    )
     line = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {status['status']:<21} {stages}"
     if status.get("waiting_for"):
         line += f"  (waiting for: {', '.join(status['waiting_for'])})"

@@ -16,9 +16,15 @@ class RunAccepted(msgspec.Struct, frozen=True):
     run_id: uuid.UUID
 
 
-class StageProgress(msgspec.Struct, frozen=True):
+class StageProgress(msgspec.Struct, frozen=True, omit_defaults=True):
     done: int
     total: int
+    # Of `done`, how many needed no work again (omitted when none): documents already parsed
+    # when the run started, evidence and verdicts kept from an earlier run of the same claims.
+    reused: int = 0
+    # retrieve only: source passages this run's retrievals embedded on demand (ADR 0022): the
+    # embedding that moved from parsing to the first claim that needs a passage.
+    embedded: int = 0
 
 
 class RunProgress(msgspec.Struct, frozen=True):

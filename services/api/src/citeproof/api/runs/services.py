@@ -37,6 +37,12 @@ SELECT r.id, r.status, r.state, r.session_id, r.thesis_document_id, r.created_at
        (SELECT count(*) FROM documents d
          WHERE d.id = ANY(r.document_ids) AND d.state IN ('parsed', 'failed')) AS parsed,
        (SELECT count(*) FROM documents d WHERE d.id = ANY(r.document_ids)) AS documents,
+       -- Parsed before this run started (a re-check re-sends the same sources): not parsed
+       -- again.
+       (SELECT count(*) FROM documents d
+         WHERE d.id = ANY(r.document_ids) AND d.parsed_at < r.created_at) AS parsed_before,
+       r.evidence_reused, r.chunks_embedded,
+       (SELECT count(*) FROM verdicts v WHERE v.run_id = r.id AND v.cached) AS verdicts_reused,
        -- A pending document is one whose parse item is queued or running (documents by
        -- primary key: cheaper than searching parse_items, which has no document index).
        EXISTS (SELECT 1 FROM documents d WHERE d.id = ANY(r.document_ids)
@@ -167,9 +173,18 @@ async def get_run_status(
         message=row["message"],
         waiting_for=waiting_for,
         progress=RunProgress(
-            parse=StageProgress(done=row["parsed"], total=row["documents"]),
-            retrieve=StageProgress(done=row["retrieved"], total=row["tasks_total"]),
-            judge=StageProgress(done=row["judged"], total=row["tasks_total"]),
+            parse=StageProgress(
+                done=row["parsed"], total=row["documents"], reused=row["parsed_before"]
+            ),
+            retrieve=StageProgress(
+                done=row["retrieved"],
+                total=row["tasks_total"],
+                reused=row["evidence_reused"],
+                embedded=row["chunks_embedded"],
+            ),
+            judge=StageProgress(
+                done=row["judged"], total=row["tasks_total"], reused=row["verdicts_reused"]
+            ),
         ),
         counts=counts,
     )

@@ -123,7 +123,7 @@ export async function renderRun(root, runId) {
         : h(
             "div",
             { class: "stages" },
-            STAGES.map(([key, name]) => stageBar(name, run.progress?.[key], finished))
+            STAGES.map(([key, name]) => stageBar(key, name, run.progress?.[key], finished))
           ),
       finished ? null : verdictsSoFar(run.counts || {})
     );
@@ -134,8 +134,12 @@ export async function renderRun(root, runId) {
     // Every citation gets a label (source_missing ones never reach the judge), so count labels.
     const citations = Object.values(run.counts || {}).reduce((sum, n) => sum + n, 0);
     const finishedAt = run.finished_at ? ` · finished ${formatDate(run.finished_at)}` : "";
+    // A re-check says how much it took over from the earlier run instead of doing it again.
+    const reused = run.progress?.judge?.reused ?? 0;
+    const again = reused ? ` (${reused} unchanged, verdicts reused)` : "";
     return (
       `${plural(documents, "document")} parsed · ${plural(citations, "citation")} checked` +
+      again +
       finishedAt
     );
   }
@@ -156,11 +160,12 @@ export async function renderRun(root, runId) {
     );
   }
 
-  function stageBar(name, progress, finished) {
+  function stageBar(key, name, progress, finished) {
     const done = progress?.done ?? 0;
     const total = progress?.total ?? 0;
     const complete = total > 0 ? done >= total : finished;
     const pct = total > 0 ? Math.min(100, (100 * done) / total) : complete ? 100 : 0;
+    const detail = stageDetail(key, progress);
     return h(
       "div",
       { class: `stage${complete ? " is-done" : ""}` },
@@ -170,8 +175,22 @@ export async function renderRun(root, runId) {
         h("span", {}, name),
         h("span", { class: "muted" }, total ? `${done} / ${total}` : "–")
       ),
-      h("div", { class: "bar" }, h("span", { style: { width: `${pct}%` } }))
+      h("div", { class: "bar" }, h("span", { style: { width: `${pct}%` } })),
+      detail ? h("div", { class: "small muted", style: { marginTop: "4px" } }, detail) : null
     );
+  }
+
+  // What a stage did besides its count (absent fields are zero): documents already parsed when
+  // the run started, source passages embedded on demand for this run's claims (embedding moved
+  // from parsing to the first claim that needs a passage), evidence or verdicts reused from an
+  // earlier run of the same claims (a re-check).
+  function stageDetail(key, progress) {
+    const parts = [];
+    if (progress?.embedded) parts.push(`${progress.embedded} passages embedded`);
+    if (progress?.reused) {
+      parts.push(`${progress.reused} ${key === "parse" ? "already parsed" : "reused"}`);
+    }
+    return parts.join(" · ");
   }
 
   async function cancel() {
