@@ -406,8 +406,11 @@ def build_world(seed: int, data_dir: Path) -> World:
     surnames = sorted({p.family for w in works for p in w.authors if p.given} | set(SURNAMES))
     used_dois = {w.doi for w in works if w.doi}
     # Check-COVID's real titles, with generated authors (the corpus has none).
+    known_titles = {title_key(w.title) for w in works}
     for title in covid:
         year = rng.choice([2020, 2020, 2020, 2021])
+        if title_key(title) in known_titles:
+            continue  # a real work of the key already (Gautret et al. 2020)
         authors = [_person(rng, surnames) for _ in range(_author_count(rng))]
         works.append(
             Work(

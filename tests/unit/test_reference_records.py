@@ -177,3 +177,30 @@ def test_entries_know_their_identifiers_and_kind() -> None:
     quoted = _entry('Q. Yang and A. Sciuto, "Investigating How Designers Work with Machine '
                     'Learning," Proceedings of DIS, 2018.')  # fmt: skip
     assert quoted.searchable_title == "Investigating How Designers Work with Machine Learning"
+
+
+def test_among_namesakes_the_one_whose_author_and_year_agree_is_chosen() -> None:
+    from citeproof.retriever.verify.check import best_candidate
+    from citeproof.retriever.verify.records import IndexRecord
+
+    namesake = IndexRecord(index="crossref", title="T", authors=["Kenji Snow"], year=2020)
+    real = IndexRecord(index="crossref", title="T", authors=["Philippe Gautret"], year=2020)
+    # The index lists the namesake first; identity ties (1.0), the author decides.
+    assert best_candidate([((1.0, False, True), namesake), ((1.0, True, True), real)]) is real
+
+
+def test_a_published_record_alone_says_nothing_about_a_preprint() -> None:
+    from citeproof.retriever.verify.compare import has_published_version
+    from citeproof.retriever.verify.records import IndexRecord, Version
+
+    published_only = IndexRecord(
+        index="openalex", title="T", work_type="article",
+        versions=[Version(venue="ACL", published=True)],
+    )  # fmt: skip
+    assert has_published_version(published_only) is None
+    merged = IndexRecord(
+        index="openalex", title="T", work_type="article",
+        versions=[Version(doi="10.5555/x", venue="ACL", published=True),
+                  Version(venue="arXiv (Cornell University)", published=False)],
+    )  # fmt: skip
+    assert has_published_version(merged) == "ACL, doi:10.5555/x"

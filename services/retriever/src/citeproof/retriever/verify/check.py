@@ -335,9 +335,11 @@ class Verifier:
                 year = year_ok(record, entry, raw)
                 printed = printed_score(record, entry, raw)
                 if is_same_work(printed, identity, author_ok, year, is_short_title(record)):
-                    scored.append((identity, record))
+                    # Two works with one title (a reprint, a namesake): the one whose author and
+                    # year agree is the entry's.
+                    scored.append(((identity, author_ok is True, year is True), record))
             if scored:
-                matching.record = max(scored, key=lambda pair: pair[0])[1]
+                matching.record = best_candidate(scored)
                 _mark(result, index, BY_SEARCH, "the entry's work")
                 matching.matched_by = BY_SEARCH
                 return
@@ -446,6 +448,12 @@ class Verifier:
                 found="; ".join(dict.fromkeys(matching.searched)),
             )
         )
+
+
+def best_candidate(scored: list[tuple[tuple[float, bool, bool], IndexRecord]]) -> IndexRecord:
+    """The candidate with the closest title and, among equal titles, author and year agreeing
+    (a namesake listed first by the index is not the entry's work)."""
+    return max(scored, key=lambda pair: pair[0])[1]
 
 
 def _mark(result: EntryResult, index: str, kind: str, outcome: str) -> None:

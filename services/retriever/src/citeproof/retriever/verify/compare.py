@@ -303,7 +303,11 @@ def is_other_work(identity: float, author: bool | None) -> bool:
 
 
 def has_published_version(record: IndexRecord) -> str | None:
-    """For a record of a preprint: where its version of record is (a sentence), or None."""
+    """For a record of a preprint: where its version of record is (a sentence), or None. The
+    record must show the preprint too (it is one, or lists an unpublished copy): a published
+    work alone says nothing about a preprint the entry names."""
+    if not record.is_preprint and all(version.published for version in record.versions):
+        return None
     for version in record.versions:
         if version.published and (version.doi or version.venue):
             venue = version.venue or ""
