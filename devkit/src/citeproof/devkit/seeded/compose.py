@@ -494,11 +494,17 @@ class Composer:
             {w.lower() for s in self.filler[:3000] for w in s.split() if _WORD.match(w)}
         )
         self._doi_number = 0
+        # Titles for documents that have none of their own (Citation-Integrity's: a title made
+        # from a document's first sentence starts a line of its body word for word, which the
+        # parser then takes for a running header): real titles of the Check-COVID corpus.
+        self.titles = sorted({d.title for d in documents if d.origin == CHECKCOVID})
+        self._used_titles: set[str] = set()
 
     # --- the thesis ------------------------------------------------------------------------
     def thesis(self, index: int) -> BuiltThesis:
         rng = random.Random(f"{self.seed}/thesis/{index}")
         thesis_id = f"s{self.seed}-t{index:03d}"
+        self._used_titles = set()
         style = _weighted(rng, STYLE_WEIGHTS)[0]
         count = rng.randint(self.config.min_works, self.config.max_works)
         works = [self._work(doc, rng) for doc in self.pool.take(count)]
@@ -528,6 +534,12 @@ class Composer:
     def _work(self, doc: Document, rng: random.Random) -> Work:
         self._doi_number += 1
         truth = _invent_truth(doc, rng, self._doi_number)
+        title = truth.title
+        if doc.origin != CHECKCOVID or title in self._used_titles:
+            # One title per work within a thesis (two works sharing one would be one work).
+            title = rng.choice([t for t in self.titles if t not in self._used_titles])
+            truth = msgspec.structs.replace(truth, title=title)
+        self._used_titles.add(title)
         return Work(doc=doc, truth=truth, printed=_printed_from(truth))
 
     def _suffix_pairs(self, works: list[Work], rng: random.Random) -> None:

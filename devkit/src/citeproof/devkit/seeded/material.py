@@ -10,8 +10,9 @@ Two data sets, train splits only (their dev splits are for reporting elsewhere):
   only part of the sentence with this document; `<|other_cit|>` markers are taken out), and
   the citing sentence must be one sentence with the marker inside or at its end.
 
-A document without a title (Citation-Integrity's) is given one made from its first sentence's
-opening words, as a paper's title restates its main finding.
+A document without a title (Citation-Integrity's) gets one made from its first sentence's
+opening words here; the composer gives it a real Check-COVID title instead (a title that opens a
+line of the body word for word is taken for a running header by the parser).
 """
 
 from __future__ import annotations
