@@ -3,6 +3,7 @@ in the rules and the parser, one test each (each failed before its fix)."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from citeproof.contracts.thesis import CitedWork, Reference
@@ -12,7 +13,11 @@ from citeproof.parser.thesis.markers import MarkerItem
 from citeproof.parser.thesis.resolve import ReferenceIndex
 from citeproof.pipeline import AMBIGUOUS_SUFFIX, DUPLICATE_ENTRY
 from citeproof.retriever.content_rules.quotations import find_quotations, quotation_spans
-from citeproof.retriever.linking.through_library import ENTRY_BY_TITLE, find_entry
+from citeproof.retriever.linking.through_library import (
+    ENTRY_BY_AUTHORS_YEAR,
+    ENTRY_BY_TITLE,
+    find_entry,
+)
 from citeproof.retriever.reference_list import (
     ListedCitation,
     ListedEntry,
@@ -59,6 +64,15 @@ def test_a_library_holding_one_work_twice_links_the_reference_to_it() -> None:
     entry, how, _, candidates = find_entry(thesis, library)
     assert entry is not None and entry.label == "item10" and how == ENTRY_BY_TITLE
     assert candidates == []
+    # The same when the reference's title was misread (the parser kept the journal in it) and
+    # only first author and year find the library's items.
+    misread = msgspec.structs.replace(
+        thesis,
+        title="A human monoclonal antibody blocking SARS-CoV-2 infection. Journal of Clinical "
+        "Investigation 65, e43807",
+    )
+    entry, how, _, _ = find_entry(misread, library)
+    assert entry is not None and entry.label == "item10" and how == ENTRY_BY_AUTHORS_YEAR
     # Two different works under one title (a trial and its re-analysis) stay ambiguous.
     other = {**item, "year": 2021, "attachments": ["files/11/Moreau - 2021 - reanalysis.pdf"]}
     library = [_reference("item10", **item), _reference("item11", ordinal=2, **other)]

@@ -166,14 +166,17 @@ def find_entry(
             or title_similarity(reference.title, entry.title) >= TITLE_CONTRADICTS
         )
     ]
-    if len(same_author_year) == 1 and not scored:
-        return same_author_year[0], ENTRY_BY_AUTHORS_YEAR, AUTHORS_YEAR_CONFIDENCE, []
+    if not scored and (len(same_author_year) == 1 or _one_work(same_author_year)):
+        chosen = next((e for e in same_author_year if e.attachments), same_author_year[0])
+        return chosen, ENTRY_BY_AUTHORS_YEAR, AUTHORS_YEAR_CONFIDENCE, []
     return None, ENTRY_WEAK, 0.0, _candidates(reference, library)
 
 
 def _one_work(entries: list[Reference]) -> bool:
     """The same work every time: one title, year, first author and DOI, and no two different
     attached files."""
+    if len(entries) < 2:
+        return False
     first = entries[0]
     files = {frozenset(attachment_basename(a) for a in e.attachments) for e in entries}
     files.discard(frozenset())
