@@ -69,17 +69,24 @@ EXPECTED: Final[dict[str, Rule]] = {
     UNCITED: UNCITED_ENTRY,
     DUPLICATE: DUPLICATE_ENTRY,
 }
+# What the content rules may report about a citation checked against another work's file.
+_AGAINST_ANOTHER_FILE: Final = (
+    QUOTE_NOT_FOUND, QUOTE_WRONG_PAGE, QUOTE_VERIFIED, NUMBER_CONFLICT, NUMBER_NOT_IN_SOURCE,
+    PAGE_MISMATCH,
+)  # fmt: skip
 # Rules a kind may trigger besides its own. A citation whose marker names no entry is also a
-# missing reference (CP401 is not added where CP413/CP415 says why, but tolerated); the
-# citations of a wrongly attached entry are not checked against the wrong file (CP402).
+# missing reference (CP401 is not added where CP413/CP415 says why, but tolerated), and its
+# quotation (unchanged) may verify; the citations of a wrongly attached entry are not checked
+# against the wrong file (CP402) - or, when CP311 misses it, they are, and what the content rules
+# then report is their consequence, not a false alarm.
 TOLERATED: Final[dict[str, tuple[Rule, ...]]] = {
     MISQUOTE: (NUMBER_CONFLICT, NUMBER_NOT_IN_SOURCE),
     QUOTE_ELSEWHERE: (QUOTE_VERIFIED,),
     NUMBER_CHANGED: (NUMBER_NOT_IN_SOURCE,),
     WRONG_PINPOINT: (),
-    SUFFIX: (REFERENCE_MISSING_RULE,),
+    SUFFIX: (REFERENCE_MISSING_RULE, QUOTE_VERIFIED),
     BEYOND_LIST: (REFERENCE_MISSING_RULE,),
-    SWAPPED: (METADATA_DIFFERS, SOURCE_MISSING_RULE),
+    SWAPPED: (METADATA_DIFFERS, SOURCE_MISSING_RULE, *_AGAINST_ANOTHER_FILE),
     YEAR_OFF: (),
     AUTHOR_WRONG: (),
     UNCITED: (),

@@ -197,7 +197,7 @@ def score_thesis(scores: Scores, key: k.ThesisKey, report: dict) -> None:
             if QUOTE_VERIFIED.code not in found and len(verified.misses) < KEPT_CASES:
                 verified.misses.append(_case(key.id, item, found))
         if QUOTE_VERIFIED.code in found and (
-            (untouched and quote) or QUOTE_VERIFIED.code not in k.tolerated_codes(item.kind)
+            (untouched and quote) or QUOTE_VERIFIED.code not in k.tolerated_codes(item.kind) | also
         ):
             verified.flagged += 1
     for index, entry in enumerate(key.entries):
