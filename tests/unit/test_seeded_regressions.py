@@ -145,6 +145,13 @@ def test_a_suffix_the_list_lacks_is_reported_when_the_marker_still_links() -> No
     found = reference_list_findings(entries, [linked, plain])
     assert [(f.finding.rule, f.citation_id) for f in found] == [(AMBIGUOUS_SUFFIX.code, 1)]
     assert "2023a" in found[0].finding.message
+    # The same when the list holds that work twice and the parser linked "2023b" to the copy.
+    copy = msgspec.structs.replace(aalto, label="Aalto2023-2", ordinal=2)
+    entries = [ListedEntry(key=101, reference=aalto), ListedEntry(key=102, reference=copy)]
+    second = CitedWork(names=["Aalto"], et_al=True, year=2023, year_suffix="b")
+    to_copy = ListedCitation(key=3, entry=102, marker="(Aalto et al., 2023b)", cited=second)
+    found = reference_list_findings(entries, [plain, to_copy])
+    assert (AMBIGUOUS_SUFFIX.code, 3) in [(f.finding.rule, f.citation_id) for f in found]
 
 
 def test_a_quotation_ending_in_s_before_its_marker_is_closed() -> None:

@@ -246,8 +246,11 @@ def _linked_suffix_finding(
     if entry.year_suffix or entry.year != cited.year:
         return None
     same = _same_author_year(cited, entries)
-    if same != [entry]:
-        return None  # several unsuffixed entries: CP414 says the list needs suffixes
+    # A work listed twice is one entry here (CP412 reports the copy; the parser links "2020b"
+    # to the second copy by its a-b convention).
+    distinct = [ref for i, ref in enumerate(same) if not any(same_work(ref, o) for o in same[:i])]
+    if len(distinct) != 1 or not (distinct[0] == entry or same_work(distinct[0], entry)):
+        return None  # several unsuffixed works: CP414 says the list needs suffixes
     message = (
         f"The citation names {cited.names[0]} {cited.year}{cited.year_suffix}; the list has "
         f"{_short(entry)} without a suffix."
