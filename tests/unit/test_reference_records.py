@@ -204,3 +204,14 @@ def test_a_published_record_alone_says_nothing_about_a_preprint() -> None:
                   Version(venue="arXiv (Cornell University)", published=False)],
     )  # fmt: skip
     assert has_published_version(merged) == "ACL, doi:10.5555/x"
+
+
+def test_check_takes_verify_references_like_open_access() -> None:
+    from citeproof.cli import parse
+    from citeproof.cli._check import _verify_status
+
+    assert parse(["check", "thesis.pdf", "--verify-references"]).verify_references is True
+    assert parse(["check", "thesis.pdf", "--no-verify-references"]).verify_references is False
+    assert parse(["check", "thesis.pdf"]).verify_references is None
+    assert "off for this account" in _verify_status({"verify_references": False})
+    assert "CITEPROOF_VERIFY_ENABLED" in _verify_status({"verify_references": True})
