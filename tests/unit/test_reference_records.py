@@ -215,3 +215,30 @@ def test_check_takes_verify_references_like_open_access() -> None:
     assert parse(["check", "thesis.pdf"]).verify_references is None
     assert "off for this account" in _verify_status({"verify_references": False})
     assert "CITEPROOF_VERIFY_ENABLED" in _verify_status({"verify_references": True})
+
+
+def test_library_identifiers_reach_verification() -> None:
+    """A .bib's pmid, isbn and arXiv eprint, and a CSL JSON PMID/ISBN, are read, printed in the
+    library entry's rendering, and looked up by: before, only the DOI was kept."""
+    from citeproof.library.bibtex import parse_bibtex
+    from citeproof.library.csljson import parse_csl_json
+    from citeproof.parser.libraries.references import entry_reference
+
+    library = parse_bibtex(
+        "@article{w98, title={Ileal-lymphoid-nodular hyperplasia}, author={Wakefield, A. J.},"
+        " year={1998}, journal={The Lancet}, pmid={9500320}}\n"
+        "@book{k62, title={The Structure of Scientific Revolutions}, author={Kuhn, Thomas S.},"
+        " year={1962}, publisher={University of Chicago Press}, isbn={978-0-226-45808-3}}\n"
+        "@misc{v17, title={Attention is all you need}, author={Vaswani, Ashish}, year={2017},"
+        " eprint={1706.03762v5}, archivePrefix={arXiv}}\n"
+    )  # fmt: skip
+    pmid, isbn, arxiv = (entry_reference(e, i) for i, e in enumerate(library.entries, 1))
+    assert "PMID: 9500320" in pmid.raw and "ISBN 9780226458083" in isbn.raw
+    assert arxiv.arxiv_id == "1706.03762"
+    thesis = Reference(ordinal=1, label="1", raw="Wakefield (1998) Ileal-lymphoid-nodular "
+                       "hyperplasia. Lancet.", char_start=0, char_end=10)  # fmt: skip
+    assert entry_from(1, thesis, pmid).pmid == "9500320"
+    assert entry_from(1, thesis, isbn).isbn == "9780226458083"
+    csl = parse_csl_json('[{"id": "a", "type": "article-journal", "title": "T", "PMID": "123",'
+                         ' "ISBN": "0-262-03561-8"}]')  # fmt: skip
+    assert (csl.entries[0].pmid, csl.entries[0].isbn) == ("123", "0262035618")

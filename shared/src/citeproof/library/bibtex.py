@@ -21,7 +21,14 @@ from bibtexparser.model import (
 from pylatexenc.latex2text import LatexNodes2Text
 
 from citeproof.library.attachments import parse_file_field
-from citeproof.library.fields import clean_doi, parse_year, surname
+from citeproof.library.fields import (
+    clean_arxiv,
+    clean_doi,
+    clean_isbn,
+    clean_pmid,
+    parse_year,
+    surname,
+)
 from citeproof.library.model import BIBTEX, Library, LibraryEntry, LibraryProblem
 
 _LATEX = LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
@@ -72,6 +79,16 @@ def _entry(entry: Entry) -> LibraryEntry:
     title = _field(entry, "title")
     venue = next((v for v in (_field(entry, f) for f in VENUE_FIELDS) if v), None)
     doi = clean_doi(_field(entry, "doi")) or clean_doi(_field(entry, "url"))
+    # Exported in any case ("archivePrefix", "ArchivePrefix", "eprinttype").
+    lowered = {name.lower(): name for name in entry.fields_dict}
+    eprint_type = (
+        _field(entry, lowered.get("archiveprefix", ""))
+        or _field(entry, lowered.get("eprinttype", ""))
+        or ""
+    ).lower()
+    arxiv = clean_arxiv(_field(entry, lowered.get("arxivid", ""))) or (
+        clean_arxiv(_field(entry, lowered.get("eprint", ""))) if eprint_type == "arxiv" else None
+    )
     return LibraryEntry(
         key=entry.key,
         entry_type=entry.entry_type.lower(),
@@ -80,6 +97,9 @@ def _entry(entry: Entry) -> LibraryEntry:
         year=parse_year(_field(entry, "year") or _field(entry, "date")),
         doi=doi,
         venue=latex_to_text(venue) if venue else None,
+        pmid=clean_pmid(_field(entry, lowered.get("pmid", ""))),
+        isbn=clean_isbn(_field(entry, lowered.get("isbn", ""))),
+        arxiv_id=arxiv,
         attachments=attachments,
         line=entry.start_line + 1 if entry.start_line is not None else None,
     )

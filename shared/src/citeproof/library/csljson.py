@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from citeproof.library.fields import clean_doi, generated_key, parse_year
+from citeproof.library.fields import (
+    clean_doi,
+    clean_isbn,
+    clean_pmid,
+    generated_key,
+    parse_year,
+)
 from citeproof.library.model import (
     CSL_JSON,
     Library,
@@ -63,6 +69,8 @@ def csl_item_entry(item: dict[str, Any], used: set[str], line: int | None = None
         year=year,
         doi=clean_doi(item.get("DOI") or item.get("doi")) or clean_doi(item.get("URL")),
         venue=venue,
+        pmid=clean_pmid(item.get("PMID")),
+        isbn=clean_isbn(item.get("ISBN")),
         line=line,
     )
 

@@ -23,6 +23,27 @@ def clean_doi(value: str | None) -> str | None:
     return match.group(0).rstrip(".,;").lower() if match else None
 
 
+def clean_pmid(value: object) -> str | None:
+    """A PubMed id: digits only ("PMID: 9500320" -> "9500320")."""
+    match = re.search(r"\b(\d{1,9})\b", str(value or ""))
+    return match.group(1) if match and match.group(1).strip("0") else None
+
+
+def clean_isbn(value: object) -> str | None:
+    """The first ISBN-10 or ISBN-13 of a field, digits (and a final X) only."""
+    for part in re.split(r"[;,]|\s(?=97[89])", str(value or "")):
+        digits = re.sub(r"[^0-9Xx]", "", part).upper()
+        if len(digits) in (10, 13):
+            return digits
+    return None
+
+
+def clean_arxiv(value: object) -> str | None:
+    """An arXiv id from an eprint field ("arXiv:1706.03762v5" -> "1706.03762")."""
+    match = re.search(r"(\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})", str(value or ""))
+    return match.group(1).lower() if match else None
+
+
 def surname(person: str) -> str:
     return surname_of(person)
 

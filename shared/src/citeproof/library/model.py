@@ -44,6 +44,10 @@ class LibraryEntry(msgspec.Struct, frozen=True, kw_only=True):
     year: int | None = None
     doi: str | None = None
     venue: str | None = None
+    # Other identifiers reference verification looks the work up by (ADR 0024).
+    pmid: str | None = None
+    isbn: str | None = None
+    arxiv_id: str | None = None
     attachments: list[Attachment] = []
     # 1-based line of the entry in the file (BibTeX, RIS); None for JSON.
     line: int | None = None

@@ -12,7 +12,7 @@ from typing import Any
 import rispy
 
 from citeproof.library.attachments import attachment_from_ris
-from citeproof.library.fields import clean_doi, generated_key, parse_year, surname
+from citeproof.library.fields import clean_doi, clean_isbn, generated_key, parse_year, surname
 from citeproof.library.model import RIS, Library, LibraryEntry, LibraryProblem
 
 _RECORD_START = re.compile(r"^TY  - ", re.MULTILINE)
@@ -46,6 +46,11 @@ def _first(record: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     return None
 
 
+def _isbn(value: str | None) -> str | None:
+    isbn = clean_isbn(value)
+    return isbn if isbn and (len(isbn) == 10 or isbn.startswith(("978", "979"))) else None
+
+
 def _entry(record: dict[str, Any], line: int, used: set[str]) -> LibraryEntry:
     authors: list[str] = []
     for key in _AUTHOR_KEYS:
@@ -77,6 +82,8 @@ def _entry(record: dict[str, Any], line: int, used: set[str]) -> LibraryEntry:
         year=year,
         doi=doi,
         venue=_first(record, _VENUE_KEYS),
+        # RIS keeps ISBNs and ISSNs in one tag (SN): only an ISBN's length and prefix pass.
+        isbn=_isbn(_first(record, ("issn",))),
         attachments=attachments,
         line=line,
     )

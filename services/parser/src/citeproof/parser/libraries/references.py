@@ -33,6 +33,13 @@ def _raw(entry: LibraryEntry) -> str:
         parts.append(entry.venue.rstrip(".") + ".")
     if entry.doi:
         parts.append(f"https://doi.org/{entry.doi}")
+    # Identifiers reference verification reads from the entry (ADR 0024).
+    if entry.arxiv_id:
+        parts.append(f"arXiv:{entry.arxiv_id}.")
+    if entry.pmid:
+        parts.append(f"PMID: {entry.pmid}.")
+    if entry.isbn:
+        parts.append(f"ISBN {entry.isbn}.")
     return " ".join(parts)
 
 
@@ -47,6 +54,7 @@ def entry_reference(entry: LibraryEntry, ordinal: int) -> Reference:
         title=entry.title,
         venue=entry.venue,
         doi=entry.doi,
+        arxiv_id=entry.arxiv_id,
         attachments=usable_attachments(entry)[0],
         char_start=0,
         char_end=len(raw),

@@ -225,11 +225,13 @@ def entry_from(reference_id: int, reference: Reference, library: Reference | Non
         dois += [doi for doi in _dois(library) if doi not in dois]
     arxiv = reference.arxiv_id or (library.arxiv_id if library else None)
     if not arxiv:
-        match = _ARXIV.search(reference.raw or "")
+        match = _ARXIV.search(f"{reference.raw or ''} {library.raw if library else ''}")
         arxiv = match.group(1) if match else None
     raw = reference.raw or ""
-    pmid_match = _PMID.search(raw)
-    isbn = _isbn(raw)
+    # The library's record prints its identifiers too (PMID, ISBN, arXiv: parser/libraries).
+    both = f"{raw} {library.raw}" if library is not None else raw
+    pmid_match = _PMID.search(both)
+    isbn = _isbn(both)
     pmid = pmid_match.group(1) if pmid_match else None
     has_identifier = bool(dois or pmid)
     return Entry(
