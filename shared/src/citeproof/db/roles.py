@@ -110,12 +110,6 @@ RUNTIME_ROLES: Final[Mapping[str, tuple[str, ...]]] = {
         "reference_checks",
         "retraction_notices",
         "findings",
-        # Reference verification (its stage runs in the retriever; ADR 0024).
-        STAGE_TABLES[VERIFY_STAGE],
-        "scholarly_lookups",
-        "reference_checks",
-        "retraction_notices",
-        "findings",
         *_REGISTRY,
     ),
     service_role("judge"): (
