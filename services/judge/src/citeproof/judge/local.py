@@ -128,6 +128,9 @@ class LocalBackend:
 
     name = BACKEND_NAME
     prompt_version = FEATURES_VERSION
+    # It decides from the claim and the passages alone (the verdict cache key leaves the
+    # context sentence out for it).
+    reads_context = False
 
     def __init__(
         self,

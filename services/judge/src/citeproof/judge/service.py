@@ -63,7 +63,8 @@ ON CONFLICT (user_id, cache_key) DO NOTHING
 
 
 def cache_key(request: JudgeRequest, backend: JudgeBackend) -> bytes:
-    """Same claim, context, evidence, backend, model and prompt version → same verdict.
+    """Same claim, context (if the backend reads it), evidence, backend, model and prompt
+    version → same verdict.
 
     Looked up only among the caller's own entries (`verdict_cache` is keyed by user too):
     another tenant's identical claim and source is judged afresh, so neither the verdict nor
@@ -71,7 +72,10 @@ def cache_key(request: JudgeRequest, backend: JudgeBackend) -> bytes:
     material = msgspec.json.encode(
         [
             request.claim,
-            request.context or "",
+            # A backend that never reads the context (the local judge) gives the same verdict
+            # whatever sentence precedes the claim: an edit of that sentence must not send an
+            # unchanged claim to the judge again (issue 28). Backends read it unless they say.
+            (request.context or "") if getattr(backend, "reads_context", True) else "",
             [[p.text, p.page] for p in request.passages],
             backend.name,
             backend.model,
