@@ -198,3 +198,19 @@ def test_a_block_quotation_is_the_claim_its_marker_checks() -> None:
     [citation] = analysis.citations
     assert citation.block_quote == quoted
     assert citation.claim_checked == quoted
+
+
+def test_a_numbered_list_with_one_label_lost_keeps_the_entries_after_it() -> None:
+    # A PDF page's first lines were taken for page furniture, and "[10] ..." with them: the
+    # list ended at [9], the 17 entries after it were no entries, and every marker [11]-[27]
+    # was reported "beyond the list" (CP415) and unlinked.
+    entries = [
+        f"[{n}] Author{chr(64 + n)} J, Other P. A title about topic number {n}. Vaccine. "
+        f"2020;{n}(2):1–4."
+        for n in range(1, 15)
+        if n != 10
+    ]
+    body = "Masks reduce transmission [3]. Late results differ [12].\n\nReferences\n"
+    analysis = analyze_thesis("1 Introduction\n\n" + body + "\n".join(entries) + "\n", [0])
+    assert [r.label for r in analysis.references] == [str(n) for n in range(1, 15) if n != 10]
+    assert {c.reference_label for c in analysis.citations} == {"3", "12"}

@@ -33,6 +33,8 @@ _NUMBER_LABELS = (
 )
 # Fewer consecutive numbered labels than this is not a numbered list.
 MIN_NUMBERED_ENTRIES = 3
+# Labels a run of bracketed labels may skip (a label lost in extraction).
+BRACKETED_LABEL_GAP = 1
 # An author-year entry's year must appear within this many characters of its start.
 MAX_AUTHOR_BLOCK_CHARS = 700
 # The same for an entry found in the middle of a line (less context, so less room for error).
@@ -107,17 +109,20 @@ def _is_junk(line: str) -> bool:
 def _numbered_entries(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
     """Best run of consecutive labels as (label offset, number, body offset), or []."""
     best: list[tuple[int, int, int]] = []
-    for pattern in _NUMBER_LABELS:
+    for index, pattern in enumerate(_NUMBER_LABELS):
+        # A bracketed label is distinctive enough that one lost label ("[10]" dropped with a
+        # page's first lines) does not end the list; "10." labels must follow each other.
+        gap = BRACKETED_LABEL_GAP if index == 0 else 0
         run: list[tuple[int, int, int]] = []
         expected: int | None = None
         for match in pattern.finditer(text, start, end):
             number = int(next(group for group in match.groups() if group is not None))
             if expected is None and number in (0, 1):
                 expected = number
-            if number == expected:
+            if expected is not None and expected <= number <= expected + gap:
                 label_start = match.start() + (len(match.group(0)) - len(match.group(0).lstrip()))
                 run.append((label_start, number, match.end()))
-                expected += 1
+                expected = number + 1
         if len(run) > len(best):
             best = run
     return best if len(best) >= MIN_NUMBERED_ENTRIES else []
