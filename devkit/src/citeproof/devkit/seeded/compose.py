@@ -72,10 +72,10 @@ PINPOINT_STYLES: Final = frozenset({STYLE_NUMERIC, STYLE_AUTHOR_YEAR})
 ALWAYS_ACTIVE: Final = frozenset({k.NUMBER_CHANGED, k.SUFFIX, k.BEYOND_LIST})
 # Numbered lists in one of two house styles: the style matrix's ("A. Surname, B. Other.
 # Title. Venue 12, 1-9, 2020.") and Vancouver ("Surname AB, Other C. Title. Venue.
-# 2020;12(3):1-9."). Elsevier's and IEEE's, where only commas separate the authors from the title
-# (or the title sits in quotation marks), are left out: the reference-list parser does not
-# read their titles yet (see docs/benchmarks.md), and every rule that compares an entry with
-# its source would measure that instead.
+# 2020;12(3):1-9."). Elsevier's and IEEE's, where only commas separate the authors from the
+# title (or the title sits in quotation marks), are left out: the reference-list parser does
+# not read their titles yet (docs/findings-benchmark.md), and every rule that compares an
+# entry with its source would measure that instead.
 NUMERIC_FORMATS: Final = ("matrix", "vancouver")
 EXTRA_SURNAMES: Final = (
     "Fernández", "Søndergaard", "Łukasiewicz", "Dvořák", "Şahin", "Jørgensen", "Lefèvre",
@@ -113,6 +113,7 @@ THESIS_TITLES: Final = (
 TOPICS: Final = ("COVID-19 and its treatment", "non-coding RNAs in cancer",
                  "host responses to infection", "cell signalling in disease")  # fmt: skip
 MIN_QUOTE_WORDS: Final = 8
+MIN_TITLE_WORDS: Final = 4
 MAX_QUOTE_WORDS: Final = 28
 # Words an ellipsis leaves out of an untouched quotation, and the shares of the conventions a
 # writer applies to one (the rule must forgive them).
@@ -497,7 +498,9 @@ class Composer:
         # Titles for documents that have none of their own (Citation-Integrity's: a title made
         # from a document's first sentence starts a line of its body word for word, which the
         # parser then takes for a running header): real titles of the Check-COVID corpus.
-        self.titles = sorted({d.title for d in documents if d.origin == CHECKCOVID})
+        self.titles = sorted(
+            {d.title for d in documents if d.origin == CHECKCOVID and _long_enough(d.title)}
+        )
         self._used_titles: set[str] = set()
 
     # --- the thesis ------------------------------------------------------------------------
@@ -535,12 +538,18 @@ class Composer:
         self._doi_number += 1
         truth = _invent_truth(doc, rng, self._doi_number)
         title = truth.title
-        if doc.origin != CHECKCOVID or title in self._used_titles:
+        if doc.origin != CHECKCOVID or title in self._used_titles or not _long_enough(title):
             # One title per work within a thesis (two works sharing one would be one work).
             title = rng.choice([t for t in self.titles if t not in self._used_titles])
             truth = msgspec.structs.replace(truth, title=title)
         self._used_titles.add(title)
-        return Work(doc=doc, truth=truth, printed=_printed_from(truth))
+        printed = _printed_from(truth)
+        # Pages as an entry prints them; a rendered source's own range replaces them.
+        if truth.first_page is None:
+            printed.pages = f"e{rng.randint(1000, 99999)}"
+        else:
+            printed.pages = f"{truth.first_page}–{truth.first_page + rng.randint(2, 12)}"
+        return Work(doc=doc, truth=truth, printed=printed)
 
     def _suffix_pairs(self, works: list[Work], rng: random.Random) -> None:
         """Works sharing first author and year: the list needs "2020a"/"2020b"."""
@@ -1027,6 +1036,12 @@ class Composer:
         return paragraphs, keys, sentences, key_cites
 
 
+def _long_enough(title: str) -> bool:
+    """A title of four words or more: one like "Travel" (a real Check-COVID title) names no
+    work well enough to tell two apart, in a library or on a first page."""
+    return len(title.split()) >= MIN_TITLE_WORDS
+
+
 def _unbalanced(text: str) -> bool:
     return text.count("(") != text.count(")") or text.count("[") != text.count("]")
 
@@ -1229,6 +1244,7 @@ def _entry_text(
     authors = _numeric_authors(printed, house, full)
     doi = printed.doi if print_doi else None
     pages = printed.pages
+    authors = authors.rstrip(".")  # "..., et al." closes the author list with its own stop
     if house == "vancouver":
         where = f"{printed.year};{printed.volume}({printed.issue})" + (f":{pages}" if pages else "")
         tail = f" doi:{doi}" if doi else ""
