@@ -18,6 +18,12 @@ TASK_SECONDS = "citeproof_task_duration_seconds"
 QUEUE_WAIT = "citeproof_task_queue_wait_seconds"
 LOOP_LAG = "citeproof_event_loop_lag_seconds"
 LOOP_LAG_MAX = "citeproof_event_loop_lag_max_seconds"
+# Counters read per process (the real_thesis workload, bench/e2e/real_run.py).
+EMBED_CPU = "citeproof_embedding_cpu_seconds"
+EMBEDDED_TEXTS = "citeproof_embedding_texts"
+CHUNKS_EMBEDDED = "citeproof_retriever_chunks_embedded"
+EVIDENCE_LOOKUPS = "citeproof_retriever_evidence_cache_lookups"
+COUNTERS = (EMBED_CPU, EMBEDDED_TEXTS, CHUNKS_EMBEDDED, EVIDENCE_LOOKUPS)
 SCRAPE_TIMEOUT_S = 10
 
 
@@ -72,11 +78,27 @@ class Scrape:
     stages: dict[str, dict[str, Histogram]] = field(default_factory=dict)
     loop_lag: Histogram = field(default_factory=Histogram)
     loop_lag_max_s: float = 0.0
+    # (counter family, its labels as sorted (name, value) pairs) -> total so far
+    counters: dict[tuple[str, tuple[tuple[str, str], ...]], float] = field(default_factory=dict)
+
+    def counter(self, name: str, **labels: str) -> float:
+        """The counter's total over its label sets that carry `labels`."""
+        wanted = set(labels.items())
+        return sum(
+            value for (family, keys), value in self.counters.items()
+            if family == name and wanted <= set(keys)
+        )  # fmt: skip
 
 
 def parse(text: str) -> Scrape:
     scrape = Scrape()
     for family in text_string_to_metric_families(text):
+        if family.name in COUNTERS:
+            for sample in family.samples:
+                if sample.name.endswith("_total"):
+                    key = (family.name, tuple(sorted(sample.labels.items())))
+                    scrape.counters[key] = sample.value
+            continue
         if family.name not in (TASK_SECONDS, QUEUE_WAIT, LOOP_LAG, LOOP_LAG_MAX):
             continue
         for sample in family.samples:
