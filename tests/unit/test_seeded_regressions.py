@@ -23,6 +23,7 @@ from citeproof.retriever.reference_list import (
     ListedEntry,
     reference_list_findings,
 )
+from citeproof.text.quantities import extract_quantities, values_agree
 
 GAPS = (250, 8)
 
@@ -214,3 +215,17 @@ def test_a_numbered_list_with_one_label_lost_keeps_the_entries_after_it() -> Non
     analysis = analyze_thesis("1 Introduction\n\n" + body + "\n".join(entries) + "\n", [0])
     assert [r.label for r in analysis.references] == [str(n) for n in range(1, 15) if n != 10]
     assert {c.reference_label for c in analysis.citations} == {"3", "12"}
+
+
+@pytest.mark.parametrize("text", ["254nm", "3 µg", "0.5 ms", "12 mm"])
+def test_a_small_quantity_agrees_with_itself(text: str) -> None:
+    # Values in SI units are tiny (254 nm = 2.54e-7 m) and the "intervals only touch" margin
+    # was at least 1e-9 in absolute terms - as wide as the interval itself - so 254nm never
+    # agreed with 254nm: "The claim says 254nm where the source's matching sentence says
+    # 254nm" (CP201 on a verbatim quotation).
+    [claim] = extract_quantities(f"UV light at {text} inactivated the virus.")
+    [source] = extract_quantities(f"The virus was inactivated by ultraviolet light at {text}.")
+    assert values_agree(claim, source)
+    [other] = extract_quantities("The virus was inactivated by ultraviolet light at 312nm.")
+    if text == "254nm":
+        assert not values_agree(claim, other)

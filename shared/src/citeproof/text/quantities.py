@@ -800,8 +800,10 @@ def _agrees(claim: Quantity, evidence: Quantity) -> bool:
         claim, evidence = _replace(claim, bound=EXACT), _replace(evidence, bound=EXACT)
     claim_low, claim_high = claim.interval()
     low, high = evidence.interval()
-    # Intervals that only touch (2020 ± 0.5 and 2021 ± 0.5) are different numbers.
-    epsilon = TOUCH_EPSILON * max(1.0, abs(claim.value), abs(evidence.value))
+    # Intervals that only touch (2020 ± 0.5 and 2021 ± 0.5) are different numbers. The margin
+    # is relative to the values: values in SI units can be tiny (254 nm = 2.54e-7 m), and an
+    # absolute floor would be as wide as their intervals.
+    epsilon = TOUCH_EPSILON * max(abs(claim.value), abs(evidence.value))
     if claim_high <= low + epsilon or high <= claim_low + epsilon:
         return False
     # Touching intervals of two opposite bounds ("more than 5" against "less than 5") differ.
