@@ -92,14 +92,18 @@ def _repeated_edge_lines(pages: list[list[str]]) -> set[str]:
     """Keys of lines that repeat at page edges often enough to be running headers/footers."""
     if len(pages) < MIN_REPEATS:
         return set()
-    counts: Counter[str] = Counter()
+    # Counted per edge: a running header repeats at the tops of pages, a footer at the feet.
+    # A line at the foot of one page and the top of the next is the list or text running on
+    # (a work listed twice: its two entries' first lines on either side of a page break).
+    tops: Counter[str] = Counter()
+    feet: Counter[str] = Counter()
     inside: set[str] = set()
     numbers: dict[str, set[tuple[str, ...]]] = {}
     for lines in pages:
         content = [line for line in lines if line.strip()]
-        edge = content[:EDGE_LINES] + content[-EDGE_LINES:]
-        counts.update({_boilerplate_key(line) for line in edge})
-        for line in edge:
+        tops.update({_boilerplate_key(line) for line in content[:EDGE_LINES]})
+        feet.update({_boilerplate_key(line) for line in content[-EDGE_LINES:]})
+        for line in content[:EDGE_LINES] + content[-EDGE_LINES:]:
             numbers.setdefault(_boilerplate_key(line), set()).add(tuple(_DIGITS.findall(line)))
         inside.update(_boilerplate_key(line) for line in content[EDGE_LINES:-EDGE_LINES])
     needed = min(MAX_REPEATS_NEEDED, max(MIN_REPEATS, math.ceil(REPEAT_SHARE * len(pages))))
@@ -109,8 +113,8 @@ def _repeated_edge_lines(pages: list[list[str]]) -> set[str]:
     # numbers differ in the page number at most).
     return {
         key
-        for key, count in counts.items()
-        if count >= needed
+        for key in numbers
+        if max(tops[key], feet[key]) >= needed
         and sum(char.isalpha() for char in key) >= MIN_REPEATED_LETTERS
         and key not in inside
         and _numbers_vary_at_most_once(numbers[key])
@@ -167,12 +171,17 @@ def _printed_header_lines(lines: list[str], boxes: list[LineBox | None]) -> set[
 
 
 def remove_page_furniture(
-    pages: list[list[str]], top_boxes: list[list[LineBox | None]] | None = None
+    pages: list[list[str]],
+    top_boxes: list[list[LineBox | None]] | None = None,
+    entry_starts: list[list[str]] | None = None,
 ) -> list[list[str]]:
     """Drop running headers/footers and bare page numbers.
 
     A running header/footer is an edge line repeating across pages (digits ignored), or - with
     the PDF's line boxes - a header printed once, recognised by its size and the gap below it.
+    ``entry_starts[p]``: lines of page p+1 that open a reference entry by the list's layout
+    (`reference_layout`); never furniture, however they repeat (a work listed twice whose two
+    entries begin two pages: "[10] Rossi A, ..." and "[27] Rossi A, ...").
     """
     repeated = _repeated_edge_lines(pages)
     cleaned: list[list[str]] = []
@@ -180,15 +189,21 @@ def remove_page_furniture(
         printed_header: set[int] = set()
         if top_boxes is not None and page_index > 0 and page_index < len(top_boxes):
             printed_header = _printed_header_lines(lines, top_boxes[page_index])
+        starts = (
+            set(entry_starts[page_index])
+            if entry_starts is not None and page_index < len(entry_starts)
+            else set()
+        )
         content = [index for index, line in enumerate(lines) if line.strip()]
         edge = set(content[:EDGE_LINES] + content[-EDGE_LINES:])
         keep: list[str] = []
         for index, line in enumerate(lines):
             stripped = line.strip()
-            if not stripped or index in printed_header:
+            if not stripped or (index in printed_header and stripped not in starts):
                 continue
             page_number = _PAGE_NUMBER.match(stripped) and not (keep and breaks_a_range(keep[-1]))
-            if index in edge and (page_number or _boilerplate_key(line) in repeated):
+            repeats = _boilerplate_key(line) in repeated and stripped not in starts
+            if index in edge and (page_number or repeats):
                 continue
             keep.append(stripped)
         cleaned.append(keep)
