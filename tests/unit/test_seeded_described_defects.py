@@ -3,7 +3,10 @@ fixing them (its "Defects found" list), one or more tests each; each failed befo
 
 from __future__ import annotations
 
+import pytest
+
 from citeproof.parser.layout import remove_page_furniture
+from citeproof.parser.thesis.fields import parse_entry
 
 HEADER = "COVID-19 and its treatment: a literature review"
 
@@ -58,3 +61,52 @@ def test_entry_starts_at_the_tops_of_two_pages_are_kept() -> None:
     assert tenth in cleaned[1]
     assert repeat in cleaned[3]
     assert all(HEADER not in lines for lines in cleaned)
+
+
+@pytest.mark.parametrize(
+    ("entry", "title", "venue"),
+    [
+        # "US." was read as the initials "U. S." and the title ran on into the journal and its
+        # article number: "... and the US. Frontiers in Immunology 65, e43807".
+        (
+            "Rossi, A., Lindqvist, P. (2020). The emergence of SARS-CoV-2 in Europe and the "
+            "US. Frontiers in Immunology 65, e43807.",
+            "The emergence of SARS-CoV-2 in Europe and the US",
+            "Frontiers in Immunology",
+        ),
+        # Titles without a full stop (a comma or nothing before the journal): the volume,
+        # issue and pages or article number are no part of the title.
+        (
+            "Rossi A, Lindqvist P, 2020, The emergence of SARS-CoV-2 in Wuhan, China, Journal of "
+            "Infection, 3, e12345",
+            "The emergence of SARS-CoV-2 in Wuhan, China",
+            "Journal of Infection",
+        ),
+        (
+            "Rossi, A. (2020) The emergence of SARS-CoV-2 in Europe and the US Frontiers in "
+            "Immunology 65, e43807",
+            "The emergence of SARS-CoV-2 in Europe and the US Frontiers in Immunology",
+            None,
+        ),
+        # Years in a title are no volume.
+        (
+            "Rossi, A. (2020). Masks in 2019, 2020 and beyond. Journal of Infection 3(2), 1–9.",
+            "Masks in 2019, 2020 and beyond",
+            "Journal of Infection",
+        ),
+    ],
+)
+def test_an_article_number_is_no_part_of_the_title(
+    entry: str, title: str, venue: str | None
+) -> None:
+    fields = parse_entry(entry)
+    assert fields.title == title
+    if venue is not None:
+        assert fields.venue == venue
+    assert fields.authors[:2] == ["Rossi", "Lindqvist"][: len(fields.authors[:2])]
+
+
+def test_two_capitals_after_a_surname_are_still_its_initials() -> None:
+    fields = parse_entry("Smith JP, Jones KL. A title of things. Vaccine. 2020;3(2):1-9.")
+    assert fields.authors == ["Smith", "Jones"]
+    assert fields.title == "A title of things"

@@ -120,11 +120,21 @@ def _first_sentence(text: str) -> tuple[str, str]:
     """Split at the first sentence end that is not an initial: (sentence, rest)."""
     for match in _SENTENCE_END.finditer(text):
         before = text[: match.start()]
-        last_word = before.split()[-1] if before.split() else ""
-        if is_initial(last_word) and len(last_word) <= 2:
+        words = before.split()
+        last_word = words[-1] if words else ""
+        if is_initial(last_word) and len(last_word) <= 2 and not _is_acronym(words):
             continue
         return before.strip(), text[match.end() :].strip()
     return text.strip(), ""
+
+
+def _is_acronym(words: list[str]) -> bool:
+    """ "... in Europe and the US." ends a title: two capitals after a lower-case word (or a
+    number) are an acronym; after a name ("Jones KL.") they are its initials."""
+    if len(words) < 2 or len(words[-1]) < 2 or not words[-1].isupper():
+        return False
+    before = words[-2]
+    return before[:1].islower() or before[:1].isdigit()
 
 
 # Matched without diacritics ("Øberg C", "Quispe É"); a surname may open with particles
@@ -258,6 +268,8 @@ def parse_entry(body: str) -> ParsedFields:
     # "Action Annotation Tool, 2017": a trailing year belongs to the imprint, not the title.
     if not title_keeps_year:
         title = _TRAILING_YEAR.sub("", title)
+        title, run_into = _without_trailing_imprint(title)
+        venue = venue or run_into
     if venue is not None and _TRAILING_YEAR.fullmatch(", " + venue):
         venue = None
     return ParsedFields(
@@ -269,6 +281,35 @@ def parse_entry(body: str) -> ParsedFields:
         doi=doi,
         arxiv_id=arxiv_id,
     )
+
+
+# The imprint a title without a full stop runs into: "... Journal of Infection 3(2), 1–9",
+# "... Frontiers in Immunology 65, e43807", "..., Vaccine, 3, 12-19" (volume, issue, pages or
+# an article number). Bounded pieces anchored at the end: each start is read a few characters.
+_TRAILING_IMPRINT = re.compile(
+    r",?+\s++(?P<volume>\d{1,4})(?:\s*+\(\s*+\d{1,4}\s*+\))?+\s*+,\s*+"
+    r"e?\d{1,6}(?:\s*+[–\-]\s*+e?\d{1,6})?+\.?+$"
+)
+_IMPRINT_VOLUME_YEAR = re.compile(r"(?:1[6-9]|20)\d\d")
+# Words of a journal's name: capitalised, or the connectors inside one ("Journal of Infection").
+_VENUE_WORD = re.compile(r"[A-Z\u00c0-\u00de][\w'’&.\-]*|of|in|and|the|for|on|&|de|la|für")
+
+
+def _without_trailing_imprint(title: str) -> tuple[str, str | None]:
+    """(title, venue) for a title that ran into its journal's imprint without a full stop: the
+    volume and pages go, and the journal with them when a comma sets it apart ("...: a cohort
+    study, Journal of Infection 3(2), 1–9"); without one, its words cannot be told from the
+    title's and stay. "Masks in 2019, 2020" keeps its years (no volume looks like a year)."""
+    imprint = _TRAILING_IMPRINT.search(title)
+    if imprint is None or _IMPRINT_VOLUME_YEAR.fullmatch(imprint.group("volume")):
+        return title, None
+    head = title[: imprint.start()].rstrip(" ,")
+    before, comma, last = head.rpartition(", ")
+    words = last.split()
+    if comma and before.strip() and words and all(_VENUE_WORD.fullmatch(w) for w in words):
+        if words[0][:1].isupper():
+            return before.strip(), last.strip()
+    return head, None
 
 
 def _plausible_author_block(block: str) -> bool:
@@ -293,10 +334,13 @@ def _venue(rest: str) -> str | None:
     if not rest:
         return None
     venue = re.split(r"[,.](?=\s)|\s\(|:\d", rest, maxsplit=1)[0]
-    # "Scientometrics 117" / "Nature 476 7358": volume and issue numbers are not the venue.
-    # Trailing numbers go; a run of numbers that does not end the venue is kept whole (\1) so
-    # the search does not start again inside it (linear).
+    # "Scientometrics 117" / "Nature 476 7358" / "Vaccine 3(2)": volume and issue numbers are
+    # not the venue. Trailing numbers go; a run of numbers that does not end the venue is kept
+    # whole (\1) so the search does not start again inside it (linear).
     venue = re.sub(
-        r"(?<!\s)(?:\s++\d[\d\-–]*+)++$|((?<!\s)(?:\s++\d[\d\-–]*+)++)", r"\1", venue
+        r"(?<!\s)(?:\s++\d[\d\-–]*+(?:\(\d{1,6}\))?+)++$"
+        r"|((?<!\s)(?:\s++\d[\d\-–]*+(?:\(\d{1,6}\))?+)++)",
+        r"\1",
+        venue,
     ).strip(" .,")
     return venue or None
