@@ -1,12 +1,15 @@
-"""Train the local judge: ``python -m bench.train_judge`` (``make train-judge``).
+"""Train the local judge: ``python -m bench.train_judge`` (``make train-judge``; docs/judge.md).
 
-1. Split Check-COVID train by abstract: a seeded quarter is held out for calibration.
-2. Build sentence-level pairs from the rest (+ mined negatives, counterfactuals, HealthVer dev,
-   COVID-Fact train) and fine-tune the cross-encoder (``--stage finetune``).
-3. ``--stage twins`` (after 2): twin training (bench/train_judge/contrast.py) from the last epoch.
-4. ``--stage calibrate`` (after 2 or 3): export the cross-encoder to ONNX int8 into the judge
-   package, and fit the aggregation model, its temperature and abstention thresholds on the
-   held-out quarter at document level (bench/train_judge/calibrate.py).
+1. Split Citation-Integrity train by citing paper: a seeded 30% of the papers is kept for
+   calibration (``citint.calibration_groups``); dev is never read.
+2. ``--stage finetune``: fine-tune MiniLM-L6 as a two-headed cross-encoder (``multitask.py``) on
+   the other papers' citations (the citing sentence without markers against every sentence of
+   its cited document) and, per epoch, a seeded sample of the NLI pairs of the earlier judge
+   (Check-COVID train less a held quarter of its abstracts, mined negatives, counterfactuals,
+   HealthVer dev, COVID-Fact train).
+3. ``--stage calibrate``: export the cross-encoder to ONNX int8, and fit the aggregator, its
+   temperature and the band limits out of fold on the calibration papers at pair and document
+   level (``calibrate.py``); writes the model files into the judge package.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from pathlib import Path
 
 from bench import common
 from bench.train_judge.data import (
-    UNSUPPORTED_ID,
     checkcovid_pairs,
     counterfactual_pairs,
     covidfact_pairs,
@@ -31,6 +33,14 @@ from bench.train_judge.data import (
 
 SEED = 20261201
 HELD_OUT_SHARE = 0.25
+# Word pieces of one (claim, evidence) pair the reader reads, and of a long claim read from its
+# start (the same limits as the shipped cross_encoder.py).
+READER_MAX_TOKENS = 320
+READER_SHORTENED_CLAIM_TOKENS = 128
+# NLI pairs (Check-COVID, HealthVer, COVID-Fact, mined, counterfactual) shown per epoch beside
+# every Citation-Integrity pair.
+AUX_PER_EPOCH = 1500
+CHECKCOVID_TRAIN = "covidCheck_train_composed+extracted.json"
 
 
 def held_out_abstracts(claims: Path) -> set[str]:
@@ -41,7 +51,7 @@ def held_out_abstracts(claims: Path) -> set[str]:
 def build_pairs(data: Path, log=print):
     from citeproof.devkit.minilm import CachedEmbedder, embed_texts
 
-    claims = data / "checkcovid" / "covidCheck_train_composed+extracted.json"
+    claims = data / "checkcovid" / CHECKCOVID_TRAIN
     rows = read_jsonl(claims)
     corpus = {a["cord_id"]: a for a in read_jsonl(data / "checkcovid" / "corpus.json")}
     held = held_out_abstracts(claims)
@@ -68,16 +78,21 @@ def build_pairs(data: Path, log=print):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=("finetune", "twins", "calibrate", "all"), default="all")
+    parser.add_argument("--stage", choices=("finetune", "calibrate", "all"), default="all")
     parser.add_argument("--data", type=Path, default=common.DATA_DIR)
     parser.add_argument(
         "--work-dir", type=Path, default=common.REPO_ROOT / "artifacts" / "judge-training"
     )
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--twin-epochs", type=int, default=1)
-    parser.add_argument("--twin-lr", type=float, default=3e-5)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument(
+        "--aux-per-epoch", type=int, default=AUX_PER_EPOCH, help="NLI pairs shown per epoch"
+    )
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--precisions", default="int8,fp32", help="exports measured at calibration")
+    parser.add_argument(
+        "--target-dir", type=Path, default=None, help="write the model here, not into the package"
+    )
     args = parser.parse_args()
     if not (args.data / "checkcovid").is_dir():
         print(f"training data not found under {args.data}", file=sys.stderr)
@@ -85,36 +100,45 @@ def main() -> int:
     started = time.perf_counter()
     args.work_dir.mkdir(parents=True, exist_ok=True)
     if args.stage in ("finetune", "all"):
-        from bench.train_judge.finetune import finetune
-
-        pairs, by_origin = build_pairs(args.data)
-        (args.work_dir / "pairs.json").write_text(json.dumps(by_origin))
-        finetune(
-            pairs, args.work_dir, epochs=args.epochs, lr=args.lr, seed=SEED, threads=args.threads
+        from bench.train_judge.citint import (
+            calibration_groups,
+            citint_pairs,
+            group_of,
+            train_citations,
         )
-    if args.stage in ("twins", "all"):
-        import random as _random
+        from bench.train_judge.multitask import finetune_multitask
 
-        from bench.train_judge.contrast import train_twins, twins_from_pairs
-
-        pairs, _ = build_pairs(args.data)
-        twins = twins_from_pairs(pairs, _random.Random(SEED))
-        last = max(args.work_dir.glob("epoch*"), key=lambda p: int(p.name[5:]))
-        neutrals = [p for p in pairs if p.label == UNSUPPORTED_ID]
-        train_twins(
-            last,
-            twins,
-            neutrals,
+        citations = train_citations(args.data)
+        held = calibration_groups(citations, SEED)
+        reader_citations = [c for c in citations if group_of(c) not in held]
+        nli, by_origin = build_pairs(args.data) if args.aux_per_epoch else ([], {})
+        by_origin["citint"] = len(reader_citations)
+        (args.work_dir / "pairs.json").write_text(json.dumps(by_origin))
+        finetune_multitask(
+            citint_pairs(reader_citations),
+            nli,
             args.work_dir,
-            epochs=args.twin_epochs,
-            lr=args.twin_lr,
+            epochs=args.epochs,
+            lr=args.lr,
+            aux_per_epoch=args.aux_per_epoch,
+            max_tokens=READER_MAX_TOKENS,
+            shortened_tokens=READER_SHORTENED_CLAIM_TOKENS,
             seed=SEED,
             threads=args.threads,
         )
     if args.stage in ("calibrate", "all"):
         from bench.train_judge.calibrate import calibrate
 
-        calibrate(args.data, args.work_dir, held_out_abstracts, seed=SEED)
+        held = held_out_abstracts(args.data / "checkcovid" / CHECKCOVID_TRAIN)
+        calibrate(
+            args.data,
+            args.work_dir,
+            held,
+            seed=SEED,
+            threads=args.threads,
+            target_dir=args.target_dir,
+            precisions=tuple(args.precisions.split(",")),
+        )
     print(f"done in {(time.perf_counter() - started) / 60:.1f} min")
     return 0
 

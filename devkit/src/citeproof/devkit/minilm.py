@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
@@ -52,11 +53,30 @@ def embed_texts(texts: list[str]) -> np.ndarray:
 
 
 class CachedEmbedder:
-    """Memoising wrapper for training and benchmarks, where the same sentences recur."""
+    """Memoising wrapper for training and benchmarks, where the same sentences recur.
 
-    def __init__(self, embed: Callable[[list[str]], np.ndarray] = embed_texts) -> None:
+    ``path``: a file the cache is read from when it exists and written to by ``persist`` (the
+    training recipe and the benchmarks embed the same simulated sources run after run)."""
+
+    def __init__(
+        self, embed: Callable[[list[str]], np.ndarray] = embed_texts, path: Path | None = None
+    ) -> None:
         self._embed = embed
         self._cache: dict[str, np.ndarray] = {}
+        self._path = path
+        if path is not None and path.exists():
+            with np.load(path, allow_pickle=False) as stored:
+                self._cache = dict(zip(stored["texts"].tolist(), stored["vectors"], strict=True))
+
+    def persist(self) -> None:
+        if self._path is None or not self._cache:
+            return
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        texts = list(self._cache)
+        with self._path.open("wb") as handle:
+            np.savez(
+                handle, texts=np.array(texts), vectors=np.stack([self._cache[t] for t in texts])
+            )
 
     def warm(self, texts: list[str], batch: int = 512) -> None:
         """Embed many texts in large batches ahead of the per-example calls."""
