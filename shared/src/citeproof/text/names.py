@@ -71,6 +71,13 @@ def surname_of(person: str) -> str:
         while len(tokens) > 1 and is_initial(tokens[-1]):
             tokens.pop()
         return " ".join(tokens)
+    initials = 0
+    while initials < len(tokens) - 1 and is_initial(tokens[initials]):
+        initials += 1
+    if 0 < initials < len(tokens) - 1:
+        # "É. Sánchez Vidal", "A. B. García Márquez": after the initials, all is the surname
+        # (a compound without its hyphen; particles come along, "J. van Dijk").
+        return " ".join(tokens[initials:]).strip(".")
     surname_tokens = [tokens[-1]]
     position = len(tokens) - 2
     while position >= 0 and tokens[position].lower() in SURNAME_PARTICLES:

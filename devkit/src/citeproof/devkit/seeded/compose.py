@@ -70,13 +70,16 @@ STYLE_WEIGHTS: Final = ((STYLE_NUMERIC, 0.4), (STYLE_SUPERSCRIPT, 0.12), (STYLE_
 PINPOINT_STYLES: Final = frozenset({STYLE_NUMERIC, STYLE_AUTHOR_YEAR})
 # Citation kinds put into every thesis their style allows (the others into a share of them).
 ALWAYS_ACTIVE: Final = frozenset({k.NUMBER_CHANGED, k.SUFFIX, k.BEYOND_LIST})
-# Numbered lists in one of two house styles: the style matrix's ("A. Surname, B. Other.
-# Title. Venue 12, 1-9, 2020.") and Vancouver ("Surname AB, Other C. Title. Venue.
-# 2020;12(3):1-9."). Elsevier's and IEEE's, where only commas separate the authors from the
-# title (or the title sits in quotation marks), are left out: the reference-list parser does
-# not read their titles yet (docs/findings-benchmark.md), and every rule that compares an
-# entry with its source would measure that instead.
-NUMERIC_FORMATS: Final = ("matrix", "vancouver")
+# Numbered lists in one of four house styles: the style matrix's ("A. Surname, B. Other.
+# Title. Venue 12, 1-9, 2020."), Vancouver ("Surname AB, Other C. Title. Venue.
+# 2020;12(3):1-9."), and the two where only a comma separates the authors from the title:
+# Elsevier's ("A. Surname, B. Other, Title, Venue 12 (2020) 1–9.") and IEEE's ("A. Surname
+# and B. Other, “Title,” Venue, vol. 12, no. 3, pp. 1–9, 2020.").
+HOUSE_MATRIX: Final = "matrix"
+HOUSE_VANCOUVER: Final = "vancouver"
+HOUSE_ELSEVIER: Final = "elsevier"
+HOUSE_IEEE: Final = "ieee"
+NUMERIC_FORMATS: Final = (HOUSE_MATRIX, HOUSE_VANCOUVER, HOUSE_ELSEVIER, HOUSE_IEEE)
 EXTRA_SURNAMES: Final = (
     "Fernández", "Søndergaard", "Łukasiewicz", "Dvořák", "Şahin", "Jørgensen", "Lefèvre",
     "Nuñez", "Björk", "Kowalczyk", "Osei", "Marchetti", "Aalto", "Benali", "Hashemi", "Ito",
@@ -1212,14 +1215,28 @@ def _initials(given: str, dots: bool = True) -> str:
 
 def _numeric_authors(printed: Printed, house: str, full: bool) -> str:
     people = []
+    # Elsevier and IEEE print initials and the particle in front ("J. van Dijk") whatever the
+    # variant: their lists never print a full given name.
+    initials_only = house in (HOUSE_ELSEVIER, HOUSE_IEEE)
     for given, surname in printed.authors[: 1 if printed.et_al else None]:
-        if house == "vancouver":
+        if house == HOUSE_VANCOUVER:
             people.append(f"{surname} {_initials(given, False)}")
-        elif printed.particle_after and surname.split()[0].islower() and not people:
+        elif (
+            printed.particle_after
+            and not initials_only
+            and surname.split()[0].islower()
+            and not people
+        ):
             particle, _, rest = surname.rpartition(" ")
             people.append(f"{rest}, {_initials(given)} {particle}")
         else:
-            people.append(f"{given if full else _initials(given)} {surname}")
+            people.append(f"{given if full and not initials_only else _initials(given)} {surname}")
+    if house == HOUSE_IEEE:
+        if printed.et_al:
+            return f"{people[0]} et al."
+        if len(people) > 2:
+            return ", ".join(people[:-1]) + ", and " + people[-1]
+        return " and ".join(people)
     text = ", ".join(people)
     if printed.et_al:
         return f"{text}, et al."
@@ -1244,11 +1261,25 @@ def _entry_text(
     authors = _numeric_authors(printed, house, full)
     doi = printed.doi if print_doi else None
     pages = printed.pages
-    authors = authors.rstrip(".")  # "..., et al." closes the author list with its own stop
-    if house == "vancouver":
+    if house not in (HOUSE_ELSEVIER, HOUSE_IEEE):
+        authors = authors.rstrip(".")  # "..., et al." closes the author list with its own stop
+    if house == HOUSE_VANCOUVER:
         where = f"{printed.year};{printed.volume}({printed.issue})" + (f":{pages}" if pages else "")
         tail = f" doi:{doi}" if doi else ""
         return f"{authors}. {printed.title}. {printed.venue}. {where}.{tail}"
+    if house == HOUSE_ELSEVIER:
+        where = f"{printed.venue} {printed.volume} ({printed.year})"
+        where += f" {pages}" if pages else ""
+        tail = f" https://doi.org/{doi}" if doi else ""
+        return f"{authors}, {printed.title}, {where}.{tail}"
+    if house == HOUSE_IEEE:
+        # The comma inside the quotation marks, unless the title ends in its own mark.
+        title = printed.title if printed.title.endswith(("?", "!")) else f"{printed.title},"
+        where = f"{printed.venue}, vol. {printed.volume}, no. {printed.issue}"
+        if pages:
+            where += f", pp. {pages}" if "–" in pages else f", Art. no. {pages}"
+        tail = f", doi: {doi}." if doi else "."
+        return f"{authors}, “{title}” {where}, {printed.year}{tail}"
     where = f"{printed.venue} {printed.volume}" + (f", {pages}" if pages else "")
     tail = f" https://doi.org/{doi}" if doi else ""
     title = printed.title if printed.title.endswith(("?", "!")) else f"{printed.title}."

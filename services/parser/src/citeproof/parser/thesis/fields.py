@@ -228,8 +228,79 @@ def _title_and_journal(head: str) -> tuple[str, str]:
     return head[: ends[split].start() + 1], head[ends[split].end() :]
 
 
+# Numbered styles that separate the authors from the title by a comma only, the authors
+# given-name initials first: Elsevier's "A. Rossi, P. Lindqvist, Title, Vaccine 49 (2007)
+# 2372–2375." and IEEE's "A. Rossi, P. Lindqvist, and K. Ng, “Title,” Vaccine, vol. 49, no. 3,
+# pp. 2372–2375, 2007." One person: initials ("A.", "A. B.", "J.-P."), then a surname that may
+# open with particles and have a second word ("Sánchez Vidal"). Separators are distinct (", ",
+# " and "), each piece bounded: every start is read one way.
+_GIVEN_INITIALS = r"[A-Z\u00c0-\u00de]\.(?:[ ]?-?[A-Z\u00c0-\u00de]\.){0,3}"
+_SURNAME_WORD = r"[A-Z\u00c0-\u024f][\w'’\u00c0-\u024f]*+(?:-[\w'’\u00c0-\u024f]++)*+"
+_PARTICLES = r"(?:(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|ten|ter)[ ])"
+_GIVEN_FIRST_PERSON = (
+    rf"{_GIVEN_INITIALS}[ ]{_PARTICLES}{{0,3}}{_SURNAME_WORD}(?:[ ]{_SURNAME_WORD})?"
+)
+_GIVEN_FIRST_AUTHORS = re.compile(
+    rf"(?P<authors>{_GIVEN_FIRST_PERSON}(?:,[ ](?:and[ ])?{_GIVEN_FIRST_PERSON}){{0,40}}"
+    rf"(?:,?[ ](?:and|&)[ ]{_GIVEN_FIRST_PERSON})?(?:,?[ ]et[ ]al\.?)?)"
+    r"(?P<close>,[ ]*(?P<quote>[“\"])?)"
+)
+# IEEE's title in quotation marks, the comma or full stop that follows it inside them.
+_QUOTED_TITLE = re.compile(r"(?P<title>[^”\"]{3,500}?)[,.]?[”\"]")
+# Elsevier's imprint after the journal: "Vaccine 49 (2007) 2372–2375", "J. Infect. 12 (3)
+# (2020) e123". The journal is the comma-free piece before the volume.
+_ELSEVIER_IMPRINT = re.compile(
+    r",[ ](?P<venue>[^,]{2,120}?)[ ]\d{1,5}(?:[ ]?\([^()]{1,12}\))?[ ]?"
+    r"\((?P<year>(?:1[6-9]|20)\d\d)\)"
+)
+_EXTRAS_AFTER_IMPRINT = re.compile(r"(?i)\b(?:doi:|https?://|available)")
+
+
+def _comma_separated(body: str) -> ParsedFields | None:
+    """Elsevier's and IEEE's entries (the authors closed by a comma, not a full stop), or None
+    when ``body`` is not one of them."""
+    head = _GIVEN_FIRST_AUTHORS.match(body)
+    if head is None:
+        return None
+    after = body[head.end() :]
+    year: int | None = None
+    if head.group("quote"):
+        quoted = _QUOTED_TITLE.match(after)
+        if quoted is None:
+            return None
+        title = quoted.group("title")
+        rest = after[quoted.end() :].lstrip(" ,")
+        # The year closes the imprint; a DOI or URL after it has digits of its own.
+        extras = _EXTRAS_AFTER_IMPRINT.search(rest)
+        years = list(_ANY_YEAR.finditer(rest[: extras.start()] if extras else rest))
+        year = int(years[-1].group("year")) if years else None
+        venue = _venue(rest)
+    else:
+        imprint_match = _ELSEVIER_IMPRINT.search(after)
+        if imprint_match is None:
+            return None
+        title = after[: imprint_match.start()]
+        year = int(imprint_match.group("year"))
+        venue = imprint_match.group("venue").strip(" .,") or None
+    title = title.strip(' .,"“”')
+    if not title:
+        return None
+    return ParsedFields(
+        authors=split_authors(head.group("authors")),
+        year=year,
+        year_suffix=None,
+        title=title,
+        venue=venue,
+        doi=find_doi(body),
+        arxiv_id=find_arxiv_id(body),
+    )
+
+
 def parse_entry(body: str) -> ParsedFields:
     """Fields of one entry; ``body`` is its text without the label, on one line."""
+    comma_separated = _comma_separated(body)
+    if comma_separated is not None:
+        return comma_separated
     doi = find_doi(body)
     arxiv_id = find_arxiv_id(body)
     year: int | None = None
