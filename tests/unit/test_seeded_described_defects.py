@@ -11,6 +11,7 @@ from citeproof.devkit.pdfgen.citestyles import STYLE_NUMERIC
 from citeproof.devkit.pdfgen.reference_formats import EntryFormat
 from citeproof.devkit.seeded.compose import NUMERIC_FORMATS, Printed, Work, _entry_text
 from citeproof.parser.layout import remove_page_furniture
+from citeproof.parser.thesis import analyze_thesis
 from citeproof.parser.thesis.fields import parse_entry
 
 HEADER = "COVID-19 and its treatment: a literature review"
@@ -207,3 +208,59 @@ def test_the_seeded_numbered_houses_print_entries_the_parser_reads(house: str, e
     assert fields.title == printed.title, text
     assert fields.authors[0] == "Sánchez Vidal", text
     assert fields.year == 2021 and fields.doi == printed.doi, text
+
+
+COMPOUND_LISTS = (
+    "Sánchez Vidal, É. and Dubois, P. (2021). Masks reduce the spread of the virus. Vaccine 3, "
+    "1-9.\nGarcía Márquez, A., Chen, W. and Kim, S. (2012). Ventilation and spread indoors. "
+    "Vaccine 4, 2-9.\nLloyd Jones, J., Chen, W., Rossi, A. (2008a). Early treatment with "
+    "antivirals. Vaccine 5, 1-5.\nLloyd Jones, J., Ito, W., Kim, A. (2008b). Late treatment "
+    "with antivirals. Vaccine 6, 1-5.\n",
+    "Sánchez Vidal É, Dubois P (2021) Masks reduce the spread of the virus. Vaccine 3, 1-9\n"
+    "García Márquez A, Chen W, Kim S (2012) Ventilation and spread indoors. Vaccine 4, 2-9\n"
+    "Lloyd Jones J, Chen W, Rossi A (2008a) Early treatment with antivirals. Vaccine 5, 1-5\n"
+    "Lloyd Jones J, Ito W, Kim A (2008b) Late treatment with antivirals. Vaccine 6, 1-5\n",
+)
+
+
+@pytest.mark.parametrize("entries", COMPOUND_LISTS)
+def test_markers_naming_compound_surnames_without_a_hyphen_link(entries: str) -> None:
+    # "(Sánchez Vidal and Dubois, 2021)" was no marker at all: a surname was one word (or
+    # hyphenated) unless it stood alone ("(Sánchez Vidal, 2021)" passed as an organisation).
+    # The entries went uncited (CP411) and the claims unchecked.
+    body = (
+        "1 Introduction\n\nMasks work well (Sánchez Vidal and Dubois, 2021). Ventilation "
+        "matters a lot (García Márquez et al., 2012). Sánchez Vidal and Dubois (2021) showed "
+        "that masks work. Antivirals help early (Lloyd Jones et al., 2008a, p. 660). Late ones "
+        "too (Lloyd Jones et al., 2008b).\n\nReferences\n\n"
+    )
+    analysis = analyze_thesis(body + entries, [0])
+    linked = [(c.marker_text, c.reference_label) for c in analysis.citations]
+    assert linked == [
+        ("(Sánchez Vidal and Dubois, 2021)", "Sanchezvidal2021"),
+        ("(García Márquez et al., 2012)", "Garciamarquez2012"),
+        ("Sánchez Vidal and Dubois (2021)", "Sanchezvidal2021"),
+        ("(Lloyd Jones et al., 2008a, p. 660)", "Lloydjones2008a"),
+        ("(Lloyd Jones et al., 2008b)", "Lloydjones2008b"),
+    ]
+    assert analysis.citations[3].pinpoint == "p. 660"
+
+
+def test_the_list_decides_between_a_compound_surname_and_prose_before_names() -> None:
+    entries = (
+        "Sánchez Vidal, É., Dubois, P. and Lee, K. (2021). Masks reduce the spread of the "
+        "virus. Vaccine 3, 1-9.\nSmith, J. and Jones, K. (2019). Deep learning for masks. "
+        "Vaccine 4, 2-9.\nHochreiter, S. and Schmidhuber, J. (1997). Long short-term memory. "
+        "Neural Computation 9, 1735-1780.\n"
+    )
+    body = (
+        "1 Introduction\n\nMasks work (Sánchez Vidal, Dubois and Lee, 2021). Models learn "
+        "(Deep Learning, Smith and Jones, 2019). Memory helps (Long Short-Term Memory, "
+        "Hochreiter and Schmidhuber, 1997).\n\nReferences\n\n"
+    )
+    analysis = analyze_thesis(body + entries, [0])
+    assert [c.reference_label for c in analysis.citations] == [
+        "Sanchezvidal2021",
+        "Smith2019",
+        "Hochreiter1997",
+    ]

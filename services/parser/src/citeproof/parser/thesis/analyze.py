@@ -38,6 +38,7 @@ from citeproof.parser.thesis.sections import (
 )
 from citeproof.parser.thesis.textview import TextView, build_view
 from citeproof.text.claims import checked_claim
+from citeproof.text.names import name_key
 from citeproof.text.pinpoints import pinpoint_pages
 from citeproof.text.sentences import sentence_index_at, split_sentences
 
@@ -239,6 +240,42 @@ def _narrowed_to_a_listed_work(
     return marker, resolutions
 
 
+def _read_the_other_way(
+    marker: Marker, resolutions: list[Resolution], index: ReferenceIndex
+) -> tuple[Marker, list[Resolution]]:
+    """The marker's other reading of its names when it names more listed works: "(Sánchez Vidal,
+    Dubois and Lee, 2021)" names Sánchez Vidal's work, "(Deep Learning, Smith and Jones, 2019)"
+    Smith's."""
+    if not marker.alternative:
+        return marker, resolutions
+    other = [index.resolution(item) for item in marker.alternative]
+    linked = sum(1 for resolution in resolutions if resolution.reference is not None)
+    if sum(1 for resolution in other if resolution.reference is not None) > linked:
+        return msgspec.structs.replace(marker, items=marker.alternative, alternative=[]), other
+    return marker, resolutions
+
+
+def _with_whole_first_surname(text: str, marker: Marker, resolutions: list[Resolution]) -> Marker:
+    """A narrative marker whose first name is the last word of its entry's compound surname
+    ("Sánchez Vidal and Dubois (2021)" matched from "Vidal"), widened to the whole surname."""
+    first = resolutions[0].reference if resolutions else None
+    if marker.kind != "narrative" or first is None or not first.authors or not marker.items:
+        return marker
+    named = marker.items[0].names[0] if marker.items[0].names else ""
+    words = first.authors[0].split()
+    if len(words) < 2 or name_key(words[-1]) != name_key(named):
+        return marker
+    lead = f"{' '.join(words[:-1])} "
+    start = marker.start - len(lead)
+    if start < 0 or text[start : marker.start] != lead or (start > 0 and text[start - 1].isalnum()):
+        return marker
+    items = [
+        msgspec.structs.replace(item, names=[first.authors[0], *item.names[1:]])
+        for item in marker.items
+    ]
+    return msgspec.structs.replace(marker, start=start, items=items)
+
+
 def _item_key(item: MarkerItem) -> str:
     if item.number is not None:
         return f"#{item.number}"
@@ -412,6 +449,8 @@ def analyze_thesis(
                 marker, resolutions = _narrowed_to_a_listed_work(
                     view.text, marker, resolutions, index
                 )
+                marker, resolutions = _read_the_other_way(marker, resolutions, index)
+                marker = _with_whole_first_surname(view.text, marker, resolutions)
                 if not _keep_marker(marker, resolutions, index):
                     continue
                 markers_found += 1

@@ -80,8 +80,24 @@ _PREFIX = re.compile(
     r"including|such\s+as|among\s+others,?|adapted\s+from|from|in|by)\s+)+",
     re.IGNORECASE,
 )
+# Inside parentheses a surname may be two capitalised words: a compound printed without its
+# hyphen ("Sánchez Vidal and Dubois", "García Márquez et al."). The second word follows a single
+# space and opens with a capital, so a name list is read one way.
+_COMPOUND_SURNAME = rf"{_SURNAME}(?:[ ]{_UPPER}{_NAME_CHAR}*+(?:-{_UPPER}?{_NAME_CHAR}++)*+)?"
+_PAREN_NAME_LIST_BODY = (
+    rf"{_COMPOUND_SURNAME}(?:{_ET_AL}|(?:,\s*{_COMPOUND_SURNAME})*,?\s+(?:and|&|und|y|et)\s+"
+    rf"{_COMPOUND_SURNAME}(?:{_ET_AL})?)?"
+)
 _PAREN_ITEM = re.compile(
     rf"^(?P<names_all>{_NAME_LIST_BODY}|{_ORGANISATION})"
+    rf"(?:(?P<comma>\s*,)\s*|\s+){_YEAR_LIST}(?P<rest>.*)$",
+    re.DOTALL,
+)
+# The same with compound surnames: tried when the reading above finds no name list, and kept
+# as the marker's alternative when it finds another one ("(Sánchez Vidal, Dubois and Lee,
+# 2021)" reads as prose and "Dubois and Lee" above; the reference list decides).
+_COMPOUND_PAREN_ITEM = re.compile(
+    rf"^(?P<names_all>{_PAREN_NAME_LIST_BODY})"
     rf"(?:(?P<comma>\s*,)\s*|\s+){_YEAR_LIST}(?P<rest>.*)$",
     re.DOTALL,
 )
@@ -146,6 +162,9 @@ class Marker(msgspec.Struct, frozen=True, kw_only=True):
     items: list[MarkerItem]
     # The author-year form had a comma or "et al." - an unmistakable citation even if unlinked.
     strong: bool = False
+    # Another reading of the names (a compound surname or prose before them): the reference
+    # list decides which one the marker names.
+    alternative: list[MarkerItem] = []
 
 
 def _numeric_items(body: str) -> list[MarkerItem] | None:
@@ -306,17 +325,7 @@ _CAPTION_LINE = re.compile(
 )
 
 
-def _parenthetical_item(part: str) -> tuple[list[MarkerItem], bool] | None:
-    # A figure caption extracted into the middle of the parenthesis is not part of it.
-    part = _CAPTION_LINE.sub(lambda match: match.group("run") or " ", part)
-    # Footnote text (a glued number and a URL) that layout dropped into the parenthesis.
-    part = _FOOTNOTE_URL.sub(" ", part)
-    part = _PREFIX.sub("", " ".join(part.split()).strip())
-    match = _PAREN_ITEM.match(part)
-    while match is None and ", " in part:
-        # "(Long Short-Term Memory, Hochreiter and Schmidhuber, 1997)": the name follows prose.
-        part = _PREFIX.sub("", part.split(", ", 1)[1])
-        match = _PAREN_ITEM.match(part)
+def _read_parenthetical(match: re.Match[str] | None) -> tuple[list[MarkerItem], bool] | None:
     if match is None:
         return None
     names, et_al = _split_names(match.group("names_all"))
@@ -330,6 +339,29 @@ def _parenthetical_item(part: str) -> tuple[list[MarkerItem], bool] | None:
     return _with_names(items, names, et_al), strong
 
 
+def _parenthetical_item(
+    part: str,
+) -> tuple[list[MarkerItem], bool, list[MarkerItem] | None] | None:
+    """(items, strong, the items of another reading or None) of one ";"-separated part."""
+    # A figure caption extracted into the middle of the parenthesis is not part of it.
+    part = _CAPTION_LINE.sub(lambda match: match.group("run") or " ", part)
+    # Footnote text (a glued number and a URL) that layout dropped into the parenthesis.
+    part = _FOOTNOTE_URL.sub(" ", part)
+    part = _PREFIX.sub("", " ".join(part.split()).strip())
+    compound = _read_parenthetical(_COMPOUND_PAREN_ITEM.match(part))
+    match = _PAREN_ITEM.match(part)
+    while match is None and ", " in part:
+        # "(Long Short-Term Memory, Hochreiter and Schmidhuber, 1997)": the name follows prose.
+        part = _PREFIX.sub("", part.split(", ", 1)[1])
+        match = _PAREN_ITEM.match(part)
+    simple = _read_parenthetical(match)
+    if simple is None:
+        # "(Sánchez Vidal and Dubois, 2021)": no reading but with a compound surname.
+        return None if compound is None else (compound[0], compound[1], None)
+    alternative = compound[0] if compound is not None and compound[0] != simple[0] else None
+    return simple[0], simple[1], alternative
+
+
 def find_parenthetical_markers(text: str, start: int, end: int) -> list[Marker]:
     markers: list[Marker] = []
     for match in _PARENTHETICAL.finditer(text, start, end):
@@ -337,12 +369,16 @@ def find_parenthetical_markers(text: str, start: int, end: int) -> list[Marker]:
         if not re.search(_YEAR + r"|n\.\s?d\.", body):
             continue
         items: list[MarkerItem] = []
+        alternative: list[MarkerItem] = []
+        other_reading = False
         strong = False
         for part in re.split(r";", body):
             parsed = _parenthetical_item(part)
             if parsed is not None:
                 items.extend(parsed[0])
                 strong = strong or parsed[1]
+                alternative.extend(parsed[2] if parsed[2] is not None else parsed[0])
+                other_reading = other_reading or parsed[2] is not None
         if items:
             markers.append(
                 Marker(
@@ -351,6 +387,7 @@ def find_parenthetical_markers(text: str, start: int, end: int) -> list[Marker]:
                     kind="parenthetical",
                     items=items,
                     strong=strong,
+                    alternative=alternative if other_reading else [],
                 )
             )
     return markers
