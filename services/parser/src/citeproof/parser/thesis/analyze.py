@@ -57,8 +57,6 @@ NUMERIC_CEILING_FACTOR = 1.5
 NUMERIC_CEILING_SLACK = 5
 
 _FIRST_NUMBERED_ENTRY = re.compile(r"^[ \t]*\[1\][ \t]+\S", re.MULTILINE)
-# A claim holding a word at all (a marker alone leaves punctuation at most).
-_WORDS = re.compile(r"[^\W_]{2,}")
 
 
 def _fallback_section(text: str) -> Section | None:
@@ -330,6 +328,30 @@ def _with_markers_attached(text: str, spans: list[tuple[int, int]]) -> list[tupl
 
 
 _SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹][⁰¹²³⁴⁵⁶⁷⁸⁹,⁻]*")
+# A marker printed after a sentence's full stop (and its closing quotation mark), the next
+# sentence opening after it: `... in T cells. [3, p. 4] However`, `... “well tolerated.”
+# (Smith, 2020) The`, `... tolerated.”[3] The`. Bounded pieces: each start is read a few
+# characters only.
+_MARKER_AFTER_SENTENCE = re.compile(
+    r"(?<=[.!?])[\"'”’»)\]]{0,3}[ \t]{0,3}(?P<marker>\[\d[^\[\]\n]{0,80}\]|\([^()\n]{4,200}\))"
+    r"(?=[ \t]*+(?:\n[ \t]*+\n|$)|\s++(?:[^\W\d_a-z]|[\d\"“‘«(\[]))"
+)
+_YEAR_IN_MARKER = re.compile(r"\b(?:1[6-9]|20)\d\d[a-z]?\b|\bn\.\s?d\.")
+
+
+def _blank_markers_after_sentences(text: str) -> str:
+    """``text`` with the markers printed after a sentence's end blanked (same offsets), so the
+    splitter ends the sentence before them and they go with it (`_Claims._sentence_before`),
+    not with the sentence after them."""
+
+    def blank(match: re.Match[str]) -> str:
+        marker = match.group("marker")
+        if marker.startswith("(") and not _YEAR_IN_MARKER.search(marker):
+            return match.group(0)  # "(A) Severe ...": a label, not a citation
+        keep = match.start("marker") - match.start()
+        return match.group(0)[:keep] + " " * len(marker)
+
+    return _MARKER_AFTER_SENTENCE.sub(blank, text)
 
 
 class _Claims:
@@ -341,6 +363,7 @@ class _Claims:
         # Superscript markers are split as spaces: "home.¹ Ventilation" ends a sentence after
         # the full stop, as a note number printed after punctuation does (same offsets).
         splittable = _SUPERSCRIPT_RUN.sub(lambda run: " " * len(run.group(0)), view.text)
+        splittable = _blank_markers_after_sentences(splittable)
         self.spans = _with_markers_attached(view.text, split_sentences(splittable))
 
     def around(self, marker: Marker) -> tuple[tuple[int, int], str]:
@@ -585,9 +608,10 @@ def _with_checked_claims(citations: list[Citation]) -> list[Citation]:
             for start, end in markers[(citation.claim_start, citation.claim_end)]
         ]
         claim = checked_claim(citation.claim_text, spans)
-        if citation.block_quote and not _WORDS.search(claim):
-            # A block quotation's marker stands alone after it: the passage is what the
-            # citation claims the source says (else planning finds nothing to check).
+        if citation.block_quote:
+            # A block quotation's marker stands after its last full stop and goes with its
+            # last sentence (or alone): the whole passage is what the citation claims the
+            # source says (else planning checks one sentence of it, or nothing).
             claim = citation.block_quote
         checked.append(msgspec.structs.replace(citation, claim_checked=claim))
     return checked
