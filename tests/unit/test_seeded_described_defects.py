@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 
+from citeproof.contracts.thesis import Reference, SourceMeta
 from citeproof.devkit.pdfgen.citestyles import STYLE_NUMERIC
 from citeproof.devkit.pdfgen.reference_formats import EntryFormat
 from citeproof.devkit.seeded.compose import NUMERIC_FORMATS, Printed, Work, _entry_text
 from citeproof.parser.layout import remove_page_furniture
 from citeproof.parser.thesis import analyze_thesis
 from citeproof.parser.thesis.fields import parse_entry
+from citeproof.pipeline import WRONG_ATTACHMENT
+from citeproof.retriever.linking.attachment import attachment_findings, compare
 
 HEADER = "COVID-19 and its treatment: a literature review"
 
@@ -318,3 +322,49 @@ def test_a_block_quotation_closed_by_a_marker_with_a_pinpoint_is_the_claim() -> 
     assert citation.marker_text == "[1, p. 1856]"
     assert citation.block_quote == passage
     assert citation.claim_checked == passage
+
+
+def test_a_swap_is_found_when_the_entrys_surname_is_only_in_the_other_works_text() -> None:
+    # The seeded benchmark swapped two entries' PDFs; the other work's page named the entry's
+    # first author in its text ("as Chen et al. showed"), which counted as the author printed
+    # on it, and with the same year and no DOI the swap went unreported (CP311 missed it).
+    title = "Reduction of secondary transmission of SARS-CoV-2 in households by face mask use"
+    page = (
+        "Public attitudes, behaviors, and beliefs related to COVID-19 in the US\n\n"
+        "Pieter Andersen\n\nJournal of Hospital Infection 32(8), 1–8\n\nIntroduction\n\n"
+        "Surveys of adults in five cities found that most wore masks in shops. As Chen et al. "
+        "showed, transmission in households fell where masks were worn at home, and the share "
+        "of respondents who trusted public health agencies rose over the spring. Attitudes to "
+        "distancing differed by age, income and the number of people living together, and the "
+        "reduction of contacts was largest in households with children at school."
+    )
+    other = SourceMeta(
+        document_id=None,
+        title="Public attitudes, behaviors, and beliefs related to COVID-19 in the US",
+        authors=["Pieter Andersen"],
+        year=2020,
+        doi=None,
+        first_page_text=page,
+    )
+    entry = Reference(
+        ordinal=1,
+        label="Chen2020",
+        raw=f"Chen, W. (2020). {title}. Vaccine 3, 1-9.",
+        authors=["Chen"],
+        year=2020,
+        title=title,
+        char_start=0,
+        char_end=10,
+    )
+    assert compare(entry, other).first_author is False
+    assert [f.rule for f in attachment_findings(entry, other)] == [WRONG_ATTACHMENT.code]
+    # The entry's own PDF, its author in the front, is still its own.
+    own = msgspec.structs.replace(
+        other,
+        title=title,
+        authors=["Wei Chen"],
+        first_page_text=page.replace(
+            "Public attitudes, behaviors, and beliefs related to COVID-19 in the US", title
+        ).replace("Pieter Andersen", "Wei Chen"),
+    )
+    assert attachment_findings(entry, own) == []

@@ -177,9 +177,15 @@ def compare(
     first_author: bool | None = None
     if reference.authors and (source.authors or usable_page):
         first = reference.authors[0]
+        # The authors are printed in the front (title block) of the first page: a surname
+        # elsewhere on it is a name the text mentions ("as Chen et al. showed"), no author -
+        # unless the front as cut does not hold the PDF's own first author either.
+        front_names_its_author = bool(source.authors) and surname_in_text(source.authors[0], front)
         if any(surname_matches(first, person) for person in source.authors):
             first_author = True
-        elif usable_page and surname_in_text(first, page):
+        elif usable_page and surname_in_text(first, front):
+            first_author = True
+        elif usable_page and not front_names_its_author and surname_in_text(first, page):
             first_author = True
         elif usable_page and source.authors and surname_in_text(source.authors[0], page):
             # The PDF names its authors on its first page, and the entry's is not among them.
