@@ -4,11 +4,12 @@ fixing them (its "Defects found" list), one or more tests each; each failed befo
 from __future__ import annotations
 
 import random
+import uuid
 
 import msgspec
 import pytest
 
-from citeproof.contracts.thesis import Reference, SourceMeta
+from citeproof.contracts.thesis import LINK_AUTHORS_YEAR, LINK_NONE, Reference, SourceMeta
 from citeproof.devkit.pdfgen.citestyles import STYLE_NUMERIC
 from citeproof.devkit.pdfgen.reference_formats import EntryFormat
 from citeproof.devkit.seeded.compose import NUMERIC_FORMATS, Printed, Work, _entry_text
@@ -17,6 +18,8 @@ from citeproof.parser.thesis import analyze_thesis
 from citeproof.parser.thesis.fields import parse_entry
 from citeproof.pipeline import WRONG_ATTACHMENT
 from citeproof.retriever.linking.attachment import attachment_findings, compare
+from citeproof.retriever.linking.match import assign_sources
+from citeproof.retriever.linking.through_library import link_through_library
 
 HEADER = "COVID-19 and its treatment: a literature review"
 
@@ -368,3 +371,51 @@ def test_a_swap_is_found_when_the_entrys_surname_is_only_in_the_other_works_text
         ).replace("Pieter Andersen", "Wei Chen"),
     )
     assert attachment_findings(entry, own) == []
+
+
+def _chen_entry(title: str) -> Reference:
+    return Reference(
+        ordinal=1,
+        label="Chen2020",
+        raw=f"Chen, W. and Ito, L. (2020). {title}. Vaccine 3, 1-9.",
+        authors=["Chen", "Ito"],
+        year=2020,
+        title=title,
+        char_start=0,
+        char_end=10,
+    )
+
+
+def test_first_author_and_year_link_no_pdf_of_another_title() -> None:
+    # An uncited entry (no attachment in the library) shared first author and year with a
+    # cited work; the linker took that work's PDF for it on author and year alone, and
+    # wrong-attachment then reported a mix-up the writer never made.
+    other_title = "Public attitudes, behaviors, and beliefs related to COVID-19 in the US"
+    page = (
+        f"{other_title}\n\nWei Chen, Linh Ito\n\nJournal of Hospital Infection 32(8), 1–8\n\n"
+        "Introduction\n\nSurveys of adults in five cities found that most wore masks in shops, "
+        "and the share of respondents who trusted public health agencies rose over the spring. "
+        "Attitudes to distancing differed by age, income and the number of people living "
+        "together, and the reduction of contacts was largest in households with children."
+    )
+    source = SourceMeta(
+        document_id=uuid.uuid4(),
+        title=other_title,
+        authors=["Wei Chen", "Linh Ito"],
+        year=2020,
+        doi=None,
+        first_page_text=page,
+    )
+    uncited = _chen_entry("Reduction of secondary transmission of SARS-CoV-2 by face masks")
+    [link] = assign_sources([uncited], [source])
+    assert link.document_id is None and link.method == LINK_NONE
+    # Through the library: the entry's record has no file, the same answer.
+    library_entry = msgspec.structs.replace(uncited, label="item7")
+    decision = link_through_library(uncited, [library_entry], [source], {})
+    assert decision is not None and decision.link.document_id is None
+    # Its own PDF (an untitled record whose page prints the title) still links by author and
+    # year, and so does the same title.
+    same = _chen_entry(other_title)
+    assert assign_sources([same], [source])[0].document_id == source.document_id
+    untitled = msgspec.structs.replace(source, title=None, first_page_text=None)
+    assert assign_sources([uncited], [untitled])[0].method == LINK_AUTHORS_YEAR

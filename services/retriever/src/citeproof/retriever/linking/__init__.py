@@ -2,7 +2,8 @@
 
 A reference list is linked one-to-one (`assign_sources`): a source links at most one reference
 by heuristics, so a file that prints other references' DOIs or titles cannot claim them.
-Evidence is tried strongest first: DOI, arXiv id, title similarity, then first author + year. A
+Evidence is tried strongest first: DOI, arXiv id, title similarity, then first author + year
+(never to a PDF whose title shows it is another work: `attachment.titles_differ`). A
 link below `ACCEPT_THRESHOLD` is no link: the reference's citations are reported `source_missing`.
 An explicit user mapping (reference label -> document) overrides all of this (see
 `link_references`).

@@ -202,6 +202,15 @@ def compare(
     )
 
 
+def titles_differ(
+    reference: Reference, source: SourceMeta, config: AttachmentConfig = DEFAULT_ATTACHMENT_CONFIG
+) -> bool:
+    """The source is shown to be another work by its title, as wrong-attachment tells it: the
+    first page does not print the entry's title and the PDF's own title is another. The linker
+    takes no first author and year for the work then (ADR 0018)."""
+    return compare(reference, source, config).title is False
+
+
 def _compare_years(
     entry_year: int | None,
     metadata_year: int | None,

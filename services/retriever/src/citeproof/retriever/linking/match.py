@@ -22,6 +22,7 @@ from citeproof.contracts.thesis import (
     Reference,
     SourceMeta,
 )
+from citeproof.retriever.linking.attachment import titles_differ
 from citeproof.text.bibliographic import normalise_doi, title_similarity
 from citeproof.text.names import name_key, surname_keys, surname_of
 from citeproof.text.normalize import comparison_key
@@ -125,7 +126,15 @@ def _score_source(
     if page_similarity >= config.title_in_first_page:
         best = max(best, (page_similarity * 0.95, LINK_TITLE))
 
-    if author_match and reference.year is not None and reference.year == source.year:
+    if (
+        author_match
+        and reference.year is not None
+        and reference.year == source.year
+        # Another title is another work by the same author that year: no link (an entry
+        # without its PDF was linked to the author's other paper, and CP311 then reported
+        # the "wrong attachment" nobody attached).
+        and not titles_differ(reference, source)
+    ):
         overlap = _coauthor_overlap(reference, source)
         score = AUTHORS_YEAR_WITH_COAUTHORS_SCORE if overlap >= 0.5 else AUTHORS_YEAR_SCORE
         best = max(best, (score, LINK_AUTHORS_YEAR))
