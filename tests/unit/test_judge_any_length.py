@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from citeproof.contracts.judging import JUDGE_LABELS, JudgeRequest, Passage
 from citeproof.judge.backend import build_backend
-from citeproof.judge.cross_encoder import MAX_TOKENS, SHORTENED_CLAIM_TOKENS
+from citeproof.judge.cross_encoder import MAX_TOKENS, OUTPUTS, SHORTENED_CLAIM_TOKENS
 from citeproof.judge.local import LocalBackend
 from citeproof.judge.settings import load_judge_settings
 
@@ -71,8 +71,8 @@ def test_a_claim_at_the_edge_of_the_window_is_read_whole_just_below_and_shortene
     shortened = encoder.claim_to_read(too_long)
     assert shortened.words_read == SHORTENED_CLAIM_TOKENS
     # Both are read without an error.
-    assert encoder.probabilities(too_long, [FINDING]).shape == (1, 3)
-    assert encoder.probabilities(fits, [FINDING]).shape == (1, 3)
+    assert encoder.probabilities(too_long, [FINDING]).shape == (1, OUTPUTS)
+    assert encoder.probabilities(fits, [FINDING]).shape == (1, OUTPUTS)
 
 
 def test_inputs_that_fit_are_read_exactly_as_before(backend):

@@ -1,27 +1,50 @@
-"""The offline local judge (the reading judge): its shipped files, and sane decisions on clear
-cases."""
+"""The offline local judge (the reading judge): its shipped files, how it reads a source, how sure
+it says it is (needs_review only when undecided, never a label withheld), its risk bands, and
+sane decisions on clear cases."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 
+import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeproof.contracts.judging import JudgeRequest, Passage
 from citeproof.judge import cues
 from citeproof.judge.backend import build_backend
-from citeproof.judge.cross_encoder import DEFAULT_MODEL_PATH, DEFAULT_TOKENIZER_PATH
-from citeproof.judge.evidence import evidence_sentences
-from citeproof.judge.local import FEATURES_VERSION, LocalBackend
+from citeproof.judge.bands import BandLimits, band_of
+from citeproof.judge.cross_encoder import (
+    DEFAULT_MODEL_PATH,
+    DEFAULT_TOKENIZER_PATH,
+    HEADS,
+    MAX_TOKENS,
+    OUTPUTS,
+    CrossEncoder,
+)
+from citeproof.judge.evidence import EvidenceSentence, evidence_sentences
+from citeproof.judge.local import FEATURES_VERSION, LocalBackend, decide
 from citeproof.judge.reading import (
     AGGREGATE_FEATURES,
+    MAX_WINDOWS,
+    ReadingJudgeModel,
     ReadingModelError,
-    candidates,
     load_reading_model,
+    windows,
 )
 from citeproof.judge.settings import DEFAULT_LOCAL_MODEL_PATH, load_judge_settings
+from citeproof.pipeline import (
+    BANDS,
+    CONTRADICTED,
+    LIKELY_PROBLEM,
+    NEEDS_REVIEW,
+    SUPPORTED,
+    UNSUPPORTED,
+)
 
 UV_ABSTRACT = (
     "Understanding the role of environmental factors in viral spread is important. "
@@ -35,178 +58,251 @@ NEANDERTHAL = (
     "carried by about 50% of people in South Asia."
 )
 UV_CLAIM = "Ultraviolet light is associated with lower COVID-19 growth rates."
-ROUNDED_43_PERCENT = (
-    "Some 43 percent of people with confirmed SARS-CoV-2 infections have no symptoms."
-)
-VO_STUDY = (
-    "We tested the population of Vo at two consecutive time points. "
-    "Notably, 43.2% (95% CI 32.2-54.7%) of the confirmed SARS-CoV-2 infections detected across "
-    "the two surveys were asymptomatic. "
-    "The mean serial interval was 6.9 days."
-)
 
 
 @pytest.fixture(scope="module")
 def backend() -> LocalBackend:
-    """The judge as shipped: per-label thresholds, needs_review below them."""
     built = build_backend(load_judge_settings({}))
     assert isinstance(built, LocalBackend)
     return built
 
 
 @pytest.fixture(scope="module")
-def reader() -> LocalBackend:
-    """The same judge never abstaining: what the model itself reads into clear cases."""
-    built = build_backend(load_judge_settings({"CITEPROOF_JUDGE_LOCAL_ABSTAIN_BELOW": "0"}))
-    assert isinstance(built, LocalBackend)
-    return built
+def model() -> ReadingJudgeModel:
+    return load_reading_model(DEFAULT_LOCAL_MODEL_PATH)
 
 
-def request(claim: str, *texts: str) -> JudgeRequest:
+def request(claim: str, *texts: str, marker_works: int = 1) -> JudgeRequest:
     passages = [Passage(rank=i, page=10 + i, text=t) for i, t in enumerate(texts, start=1)]
-    return JudgeRequest(claim=claim, context=None, passages=passages, citation_key="t")
+    return JudgeRequest(
+        claim=claim, context=None, passages=passages, citation_key="t", marker_works=marker_works
+    )
 
 
-def test_shipped_files_are_small_documented_and_belong_together() -> None:
+def test_shipped_files_are_small_documented_and_belong_together(model: ReadingJudgeModel) -> None:
     raw = json.loads(DEFAULT_LOCAL_MODEL_PATH.read_text())
     assert DEFAULT_LOCAL_MODEL_PATH.stat().st_size < 100_000
     assert tuple(raw["feature_names"]) == AGGREGATE_FEATURES
-    assert set(raw["labels"]) == {"supported", "unsupported", "contradicted"}
-    assert set(raw["thresholds"]) == set(raw["labels"])
-    # A threshold above 1 means the label is never given (it could not reach its precision floor).
-    assert all(0.0 < t <= 1.01 for t in raw["thresholds"].values())
-    assert raw["temperature"] > 0
-    # The aggregator was fitted on this exact cross-encoder graph.
+    assert set(model.labels) == {SUPPORTED, UNSUPPORTED, CONTRADICTED}
+    assert len(model.weights) == 3 and all(len(w) == len(AGGREGATE_FEATURES) for w in model.weights)
+    assert model.temperature > 0
+    # Undecided means no label more likely than not; one limit for every label.
+    assert model.undecided_below == 0.5
+    assert 0.0 < model.bands.fine_below <= model.bands.problem_at < 1.0
+    # The aggregator was fitted on this exact cross-encoder graph, which has both heads.
     shipped = hashlib.sha256(DEFAULT_MODEL_PATH.read_bytes()).hexdigest()
-    assert raw["cross_encoder_sha256"] == shipped
+    assert model.cross_encoder_sha256 == shipped
     assert DEFAULT_MODEL_PATH.stat().st_size <= 30 * 1024 * 1024
     assert DEFAULT_TOKENIZER_PATH.is_file()
-    training = raw["training"]
-    assert training["held_out_abstracts"] > 0
-    assert 0.0 < training["out_of_fold_document_level_with_abstention"]["macro_f1"] <= 1.0
-    assert training["reliability_out_of_fold"]
+    encoder = CrossEncoder()
+    assert encoder.logits("a claim", ["an evidence sentence"]).shape == (1, OUTPUTS)
+    assert OUTPUTS == 3 * len(HEADS)
+    # Every figure the model card quotes is in the file, measured out of fold on train.
+    training = model.training
+    for level in ("pair", "document"):
+        report = training["out_of_fold"][level]
+        assert 0.0 < report["macro_f1_3class"] <= 1.0
+        assert len(report["reliability_deciles"]) == 10
+    assert training["bands"]["likely_problem"]["precision"] >= 0.6
 
 
-def test_an_aggregator_for_other_features_is_refused(tmp_path: Path) -> None:
+def test_an_aggregator_for_other_features_or_bands_out_of_order_is_refused(
+    tmp_path: Path,
+) -> None:
     raw = json.loads(DEFAULT_LOCAL_MODEL_PATH.read_text())
-    raw["feature_names"] = raw["feature_names"][:-1]
     stale = tmp_path / "stale.json"
-    stale.write_text(json.dumps(raw))
+    stale.write_text(json.dumps({**raw, "feature_names": raw["feature_names"][:-1]}))
     with pytest.raises(ReadingModelError, match="retrain"):
         load_reading_model(stale)
+    crossed = tmp_path / "crossed.json"
+    crossed.write_text(json.dumps({**raw, "bands": {"problem_at": 0.3, "fine_below": 0.6}}))
+    with pytest.raises(ReadingModelError, match="band limits"):
+        load_reading_model(crossed)
+    older = tmp_path / "older.json"
+    older.write_text(json.dumps({**raw, "format_version": 2}))
+    with pytest.raises(ReadingModelError, match="format 2"):
+        load_reading_model(older)
     with pytest.raises(ReadingModelError, match="make train-judge"):
         load_reading_model(tmp_path / "missing.json")
 
 
-def test_the_prefilter_reads_a_bounded_number_of_candidates() -> None:
-    many = " ".join(f"Sentence number {i} is about something else entirely." for i in range(40))
-    passages = [Passage(rank=1, text=many + " " + UV_ABSTRACT)]
-    chosen = candidates("Ultraviolet light lowers COVID-19 growth.", evidence_sentences(passages))
-    assert len(chosen) <= 6
-    # The sentence that shares the claim's words is among what the model reads.
-    assert any("ultraviolet light levels" in c.text for c in chosen)
+def _sentences(*texts: str, rank: int = 1) -> list[EvidenceSentence]:
+    return [EvidenceSentence(t, rank, None) for t in texts]
 
 
-async def test_restated_finding_is_supported_with_a_verbatim_paged_quote(
-    reader: LocalBackend,
-) -> None:
-    verdict = await reader.judge(
-        request("Ultraviolet light is associated with lower COVID-19 growth rates.", UV_ABSTRACT)
+def test_a_document_that_fits_is_read_whole_in_its_order() -> None:
+    sentences = _sentences("First sentence of the source.", "Second one here.", "A third one.")
+    chosen = windows("any claim", sentences, budget=100, count_tokens=lambda t: len(t.split()))
+    assert len(chosen) == 1
+    assert chosen[0].members == (0, 1, 2)
+    assert chosen[0].text == " ".join(s.text for s in sentences)
+
+
+def test_a_long_source_is_read_as_its_best_sentences_in_at_most_two_windows() -> None:
+    filler = [f"Sentence number {i} is about something else entirely." for i in range(40)]
+    sentences = _sentences(*filler[:20], UV_ABSTRACT.split(". ")[1], *filler[20:])
+    budget = 30
+    chosen = windows(UV_CLAIM, sentences, budget, count_tokens=lambda t: len(t.split()))
+    assert 1 <= len(chosen) <= MAX_WINDOWS
+    # The sentence sharing the claim's words is read, in the first window.
+    assert "ultraviolet light levels" in chosen[0].text
+    for window in chosen:
+        assert sum(len(sentences[i].text.split()) for i in window.members) <= budget
+        assert list(window.members) == sorted(window.members)  # source order inside a window
+
+
+def test_a_sentence_longer_than_the_window_is_read_alone_not_dropped() -> None:
+    sentences = _sentences("word " * 500, "A short sentence about ultraviolet light.")
+    chosen = windows(UV_CLAIM, sentences, 50, count_tokens=lambda t: len(t.split()))
+    # The sentence sharing the claim's words first; the over-long one alone in the second
+    # window (the cross-encoder cuts it to its window).
+    assert [w.members for w in chosen] == [(1,), (0,)]
+
+
+def _model_with_prior(probabilities: dict[str, float]) -> ReadingJudgeModel:
+    """A model whose every answer is ``probabilities`` (zero weights, log-prior biases)."""
+    raw = load_reading_model(DEFAULT_LOCAL_MODEL_PATH)
+    labels = list(raw.labels)
+    return msgspec.structs.replace(
+        raw,
+        weights=[[0.0] * len(AGGREGATE_FEATURES) for _ in labels],
+        bias=[math.log(probabilities[label]) for label in labels],
+        temperature=1.0,
+        bands=BandLimits(problem_at=0.6, fine_below=0.3),
     )
-    assert verdict.label == "supported", verdict
-    assert verdict.quote is not None and verdict.quote in UV_ABSTRACT
-    assert "ultraviolet light levels were associated with lower" in verdict.quote
-    assert verdict.quote_page == 11
+
+
+@pytest.mark.parametrize(
+    ("prior", "label"),
+    [
+        ({SUPPORTED: 0.45, UNSUPPORTED: 0.1, CONTRADICTED: 0.45}, NEEDS_REVIEW),
+        ({SUPPORTED: 0.49, UNSUPPORTED: 0.02, CONTRADICTED: 0.49}, NEEDS_REVIEW),
+        ({SUPPORTED: 0.51, UNSUPPORTED: 0.1, CONTRADICTED: 0.39}, SUPPORTED),
+        ({SUPPORTED: 0.2, UNSUPPORTED: 0.1, CONTRADICTED: 0.7}, CONTRADICTED),
+        ({SUPPORTED: 0.1, UNSUPPORTED: 0.8, CONTRADICTED: 0.1}, UNSUPPORTED),
+    ],
+)
+def test_needs_review_only_when_no_label_is_more_likely_than_not(
+    prior: dict[str, float], label: str
+) -> None:
+    """Every label can be given: the verdict is the most probable label whenever it has more
+    than half the probability, and needs_review only when none has."""
+    model = _model_with_prior(prior)
+    decision = decide(model, CrossEncoder(), request(UV_CLAIM, UV_ABSTRACT), [
+        Passage(rank=1, page=1, text=UV_ABSTRACT)
+    ], model.undecided_below)  # fmt: skip
+    assert decision.label == label
+    assert decision.leading == max(prior, key=prior.__getitem__)
+    assert decision.confidence == pytest.approx(max(prior.values()))
+    assert decision.problem_probability == pytest.approx(1 - prior[SUPPORTED])
+    assert decision.band == band_of(1 - prior[SUPPORTED], model.bands)
+
+
+async def test_every_verdict_carries_its_problem_probability_band_and_sentence(
+    backend: LocalBackend, model: ReadingJudgeModel
+) -> None:
+    for claim, source in ((UV_CLAIM, UV_ABSTRACT), (UV_CLAIM, NEANDERTHAL)):
+        verdict, decision = backend.judge_with_decision(request(claim, source))
+        assert verdict.problem_probability == pytest.approx(
+            1 - decision.probabilities[SUPPORTED], abs=1e-4
+        )
+        assert verdict.band in BANDS
+        assert verdict.band == band_of(decision.problem_probability, model.bands)
+        assert (verdict.label == NEEDS_REVIEW) == (decision.confidence < model.undecided_below)
+        assert sum(decision.probabilities.values()) == pytest.approx(1.0)
+        # The rationale points at the evidence: the quote is a verbatim sentence of the source.
+        assert verdict.quote is not None and verdict.quote in source
+        assert verdict.quote_page == 11
+        assert "quoted sentence" in verdict.rationale
+
+
+async def test_restated_finding_is_supported(backend: LocalBackend) -> None:
+    verdict = await backend.judge(request(UV_CLAIM, UV_ABSTRACT))
+    assert verdict.label == SUPPORTED, verdict
+    assert "ultraviolet light levels were associated with lower" in (verdict.quote or "")
     assert (verdict.backend, verdict.prompt_version) == ("local", FEATURES_VERSION)
     assert verdict.model.startswith("minilm-cross-encoder@")
     assert verdict.prompt_tokens == 0 and verdict.latency_ms > 0
 
 
-async def test_the_shipped_judge_does_not_contradict_a_rounded_percentage(
-    backend: LocalBackend,
-) -> None:
-    verdict = await backend.judge(request(ROUNDED_43_PERCENT, VO_STUDY))
-    assert verdict.label != "contradicted", verdict
-
-
-async def test_the_shipped_judge_does_not_call_a_miscited_source_supported(
-    backend: LocalBackend,
-) -> None:
+async def test_a_miscited_source_is_not_supported(backend: LocalBackend) -> None:
     verdict = await backend.judge(request(UV_CLAIM, NEANDERTHAL))
-    assert verdict.label in ("unsupported", "needs_review"), verdict
-    assert verdict.downgraded_from is None
+    assert verdict.label != SUPPORTED, verdict
+    assert verdict.band != "likely_fine"
 
 
-# What the model itself reads, abstention off. Both fail with the shipped cross-encoder (it
-# reads "43 percent" against "43.2%" as a different number, and a fluent unrelated abstract as
-# support); docs/judge.md lists them among its known errors. The shipped thresholds keep both
-# from reaching a user as a definite verdict (the two tests above).
-@pytest.mark.xfail(strict=True, reason="known model error, see docs/judge.md")
-async def test_the_model_reads_a_rounded_percentage_as_agreeing(reader: LocalBackend) -> None:
-    verdict = await reader.judge(request(ROUNDED_43_PERCENT, VO_STUDY))
-    assert verdict.label != "contradicted", verdict
+def test_a_marker_naming_several_works_raises_the_problem_probability(
+    backend: LocalBackend,
+) -> None:
+    """Only part of such a sentence is this source's: Citation-Integrity's experts found 40% of
+    them not accurate as written against 18% of single citations (train)."""
+    alone = backend.decide(request(UV_CLAIM, UV_ABSTRACT, marker_works=1))
+    several = backend.decide(request(UV_CLAIM, UV_ABSTRACT, marker_works=3))
+    assert several.problem_probability > alone.problem_probability
 
 
-@pytest.mark.xfail(strict=True, reason="known model error, see docs/judge.md")
-async def test_the_model_reads_an_unrelated_abstract_as_unsupported(reader: LocalBackend) -> None:
-    verdict = await reader.judge(request(UV_CLAIM, NEANDERTHAL))
-    assert verdict.label == "unsupported", verdict
-
-
-async def test_the_opposite_direction_shifts_towards_contradicted(reader: LocalBackend) -> None:
-    opposite = request(
-        "Ultraviolet light is associated with higher COVID-19 growth rates.", UV_ABSTRACT
+def test_the_operator_limit_overrides_the_model_s_own() -> None:
+    never = LocalBackend(
+        DEFAULT_LOCAL_MODEL_PATH, abstain_below=0.0, max_passages=8, max_passage_chars=2000
     )
-    same = request("Ultraviolet light is associated with lower COVID-19 growth rates.", UV_ABSTRACT)
-    decisions = [reader.decide(r) for r in (opposite, same)]
-    assert decisions[0].probabilities["contradicted"] > decisions[1].probabilities["contradicted"]
-    assert decisions[1].probabilities["supported"] > decisions[0].probabilities["supported"]
-
-
-async def test_abstention_is_needs_review_naming_the_two_leading_labels() -> None:
-    cautious = LocalBackend(
+    always = LocalBackend(
         DEFAULT_LOCAL_MODEL_PATH, abstain_below=0.999, max_passages=8, max_passage_chars=2000
     )
-    verdict = await cautious.judge(
-        request("Ultraviolet light is associated with lower COVID-19 growth rates.", UV_ABSTRACT)
-    )
-    assert verdict.label == "needs_review"
-    assert "could not decide" in verdict.rationale
-    assert "supported" in verdict.rationale and " over " in verdict.rationale
-    assert verdict.confidence < 0.999
-    # The reviewer is shown the sentence the leading label rests on, verbatim.
-    assert verdict.quote is None or verdict.quote in UV_ABSTRACT
+    req = request(UV_CLAIM, UV_ABSTRACT)
+    assert never.judge_sync(req).label != NEEDS_REVIEW
+    undecided = always.judge_sync(req)
+    assert undecided.label == NEEDS_REVIEW
+    assert "could not decide" in undecided.rationale and " over " in undecided.rationale
+    # Undecided still says how likely a problem is, and shows the sentence it leans on.
+    assert undecided.problem_probability is not None and undecided.band in BANDS
+    assert undecided.quote is not None and undecided.quote in UV_ABSTRACT
 
 
-async def test_a_label_the_model_cannot_back_is_needs_review(backend: LocalBackend) -> None:
-    """The shipped thresholds come from held-out training data; a label whose precision could
-    not reach its floor there is never given: the verdict says needs_review instead."""
-    raw = json.loads(DEFAULT_LOCAL_MODEL_PATH.read_text())
-    req = request("Ultraviolet light is associated with lower COVID-19 growth rates.", UV_ABSTRACT)
-    decision = backend.decide(req)
-    verdict = await backend.judge(req)
-    top = max(decision.probabilities, key=decision.probabilities.__getitem__)
-    if decision.probabilities[top] < raw["thresholds"][top]:
-        assert verdict.label == "needs_review"
-        assert verdict.rationale.startswith("The offline judge read the evidence")
-    else:
-        assert verdict.label == top
-
-
-async def test_no_evidence_text_is_unsupported(backend: LocalBackend) -> None:
+async def test_no_evidence_text_is_unsupported_and_a_likely_problem(
+    backend: LocalBackend,
+) -> None:
     verdict = await backend.judge(request("Masks work.", "   "))
-    assert verdict.label == "unsupported"
+    assert verdict.label == UNSUPPORTED
     assert "No evidence text" in verdict.rationale
+    assert verdict.band == LIKELY_PROBLEM
 
 
 async def test_the_same_request_gets_the_same_verdict(backend: LocalBackend) -> None:
-    req = request("Ultraviolet light is associated with lower COVID-19 growth rates.", UV_ABSTRACT)
+    req = request(UV_CLAIM, UV_ABSTRACT)
     first, second = await backend.judge(req), await backend.judge(req)
-    assert (first.label, first.confidence, first.quote) == (
+    assert (first.label, first.confidence, first.quote, first.problem_probability) == (
         second.label,
         second.confidence,
         second.quote,
+        second.problem_probability,
     )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=300), min_size=1, max_size=4), st.text(max_size=400))
+def test_any_text_gets_a_banded_verdict(texts: list[str], claim: str) -> None:
+    backend = _shared_backend()
+    verdict = backend.judge_sync(request(claim or "x", *texts))
+    assert verdict.band in BANDS
+    assert verdict.problem_probability is not None and 0.0 <= verdict.problem_probability <= 1.0
+
+
+_BACKEND: list[LocalBackend] = []
+
+
+def _shared_backend() -> LocalBackend:
+    if not _BACKEND:
+        built = build_backend(load_judge_settings({}))
+        assert isinstance(built, LocalBackend)
+        _BACKEND.append(built)
+    return _BACKEND[0]
+
+
+def test_window_budget_leaves_the_claim_whole() -> None:
+    encoder = CrossEncoder()
+    claim = "A claim of a dozen or so words about ultraviolet light and growth."
+    assert encoder.evidence_budget(claim) == MAX_TOKENS - 3 - encoder.count_tokens(claim)
+    assert evidence_sentences([Passage(rank=1, text="   ")]) == []
 
 
 def test_cue_helpers() -> None:

@@ -1,5 +1,7 @@
 """The local judge's cross-encoder: MiniLM-L6 fine-tuned to read a claim and one evidence text
-together and say supported / unsupported / contradicted (``make train-judge`` makes it).
+together (``make train-judge`` makes it). Two heads of three outputs each (``HEADS``): what
+Citation-Integrity's experts would say of a real citation (accurate / irrelevant / not accurate as
+written), and what an NLI reader would say (supported / not settled / contradicted).
 
 It runs on ONNX Runtime from the int8 graph shipped in this package; nothing is fetched. One pair
 per call: dynamically quantised activations are scaled per input tensor, so a padded batch would
@@ -23,14 +25,16 @@ MODELS_DIR: Final = Path(__file__).parent / "models"
 DEFAULT_MODEL_PATH: Final = MODELS_DIR / "cross_encoder_int8.onnx"
 DEFAULT_TOKENIZER_PATH: Final = MODELS_DIR / "cross_encoder_tokenizer.json"
 # Word pieces per pair, special tokens included; the evidence side is cut, never the claim.
-MAX_TOKENS: Final = 160
+# A cited document of Citation-Integrity (five sentences, median 228 word pieces) fits whole
+# beside a median claim (44).
+MAX_TOKENS: Final = 320
 # [CLS] claim [SEP] evidence [SEP].
 SPECIAL_TOKENS: Final = 3
 # A claim that leaves the evidence at least one word piece is read whole (as it always was).
 # A longer one — real citing sentences run to several hundred word pieces — is read from its
 # start up to this many word pieces, cut back to a word boundary, so the evidence keeps
-# about a third of the window; the verdict's rationale says so.
-SHORTENED_CLAIM_TOKENS: Final = 104
+# about three fifths of the window; the verdict's rationale says so.
+SHORTENED_CLAIM_TOKENS: Final = 128
 
 
 class ClaimRead(msgspec.Struct, frozen=True):
@@ -45,8 +49,31 @@ class ClaimRead(msgspec.Struct, frozen=True):
         return self.words_read < self.words
 
 
-# Output order of the classifier head (the training labels).
+def cut_claim(
+    measure,
+    claim: str,
+    *,
+    max_tokens: int = MAX_TOKENS,
+    shortened_tokens: int = SHORTENED_CLAIM_TOKENS,
+) -> ClaimRead:
+    """The claim whole when a window of ``max_tokens`` leaves its evidence a word piece, else
+    its start up to ``shortened_tokens`` word pieces, cut back to a word boundary. ``measure``:
+    a tokenizer without truncation (training cuts its claims with this same function)."""
+    words = len(claim.split())
+    pieces = measure.encode(claim, add_special_tokens=False)
+    if len(pieces.ids) + SPECIAL_TOKENS < max_tokens:
+        return ClaimRead(claim, words, words)
+    cut = pieces.offsets[shortened_tokens][0]
+    boundary = claim.rfind(" ", 0, cut + 1)
+    text = claim[: boundary if boundary > 0 else cut].rstrip()
+    return ClaimRead(text, len(text.split()), words)
+
+
+# Output order of each classifier head (the training labels).
 LABELS: Final = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
+# The heads, in output order: six outputs, ``LABELS`` for each.
+HEADS: Final = ("citint", "nli")
+OUTPUTS: Final = len(HEADS) * len(LABELS)
 
 
 class CrossEncoder:
@@ -81,15 +108,17 @@ class CrossEncoder:
 
     def claim_to_read(self, claim: str) -> ClaimRead:
         """The claim whole when the window leaves its evidence a word piece, else its start."""
-        words = len(claim.split())
         with self._lock:
-            pieces = self._measure.encode(claim, add_special_tokens=False)
-        if len(pieces.ids) + SPECIAL_TOKENS < MAX_TOKENS:
-            return ClaimRead(claim, words, words)
-        cut = pieces.offsets[SHORTENED_CLAIM_TOKENS][0]
-        boundary = claim.rfind(" ", 0, cut + 1)
-        text = claim[: boundary if boundary > 0 else cut].rstrip()
-        return ClaimRead(text, len(text.split()), words)
+            return cut_claim(self._measure, claim)
+
+    def count_tokens(self, text: str) -> int:
+        """Word pieces of ``text`` alone (no special tokens)."""
+        with self._lock:
+            return len(self._measure.encode(text, add_special_tokens=False).ids)
+
+    def evidence_budget(self, claim_read: str) -> int:
+        """Word pieces left for the evidence beside a claim as read (``claim_to_read``)."""
+        return max(MAX_TOKENS - SPECIAL_TOKENS - self.count_tokens(claim_read), 1)
 
     def _encode(self, claim: str, evidence: str) -> dict[str, np.ndarray]:
         with self._lock:
@@ -102,14 +131,15 @@ class CrossEncoder:
         return {name: value for name, value in feed.items() if name in self._inputs}
 
     def logits(self, claim: str, evidences: Sequence[str]) -> np.ndarray:
-        """Raw logits, shape (len(evidences), 3), in ``LABELS`` order. A claim too long for
-        the window is read shortened (``claim_to_read``)."""
+        """Raw logits, shape (len(evidences), ``OUTPUTS``): ``LABELS`` per head. A claim too
+        long for the window is read shortened (``claim_to_read``)."""
         claim = self.claim_to_read(claim).text
         rows = [self._session.run(None, self._encode(claim, text))[0][0] for text in evidences]
-        return np.asarray(rows, dtype=np.float64).reshape(len(evidences), len(LABELS))
+        return np.asarray(rows, dtype=np.float64).reshape(len(evidences), OUTPUTS)
 
     def probabilities(self, claim: str, evidences: Sequence[str]) -> np.ndarray:
-        logits = self.logits(claim, evidences)
-        logits -= logits.max(axis=1, keepdims=True)
+        """Per evidence text, each head's probabilities (a softmax per head), side by side."""
+        logits = self.logits(claim, evidences).reshape(len(evidences), len(HEADS), len(LABELS))
+        logits -= logits.max(axis=2, keepdims=True)
         exp = np.exp(logits)
-        return exp / exp.sum(axis=1, keepdims=True)
+        return (exp / exp.sum(axis=2, keepdims=True)).reshape(len(evidences), OUTPUTS)

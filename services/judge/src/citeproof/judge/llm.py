@@ -21,6 +21,7 @@ import structlog
 
 from citeproof.contracts.judging import UNSUPPORTED, JudgeRequest, Passage, Verdict
 from citeproof.judge import metrics
+from citeproof.judge.bands import banded_by_label
 from citeproof.judge.errors import LlmReplyError, LlmRequestError, LlmUnavailableError
 from citeproof.judge.passages import prepare_passages
 from citeproof.judge.prompt import (
@@ -163,21 +164,26 @@ class LlmBackend:
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
         )
-        return verify_quote(verdict, passages, preferred_rank)
+        # Banded after verification: a downgraded verdict (needs_review) says nothing either way.
+        return banded_by_label(verify_quote(verdict, passages, preferred_rank))
 
     def _verdict_without_evidence(self, started: float) -> Verdict:
-        return Verdict(
-            label=UNSUPPORTED,
-            confidence=0.9,
-            rationale="No evidence text was retrieved from the cited source; no model was asked.",
-            quote=None,
-            quote_page=None,
-            backend=self.name,
-            model=self.model,
-            prompt_version=self.prompt_version,
-            latency_ms=round((time.perf_counter() - started) * 1000, 2),
-            prompt_tokens=0,
-            completion_tokens=0,
+        return banded_by_label(
+            Verdict(
+                label=UNSUPPORTED,
+                confidence=0.9,
+                rationale=(
+                    "No evidence text was retrieved from the cited source; no model was asked."
+                ),
+                quote=None,
+                quote_page=None,
+                backend=self.name,
+                model=self.model,
+                prompt_version=self.prompt_version,
+                latency_ms=round((time.perf_counter() - started) * 1000, 2),
+                prompt_tokens=0,
+                completion_tokens=0,
+            )
         )
 
     def _body(self, messages: list[dict[str, str]]) -> dict[str, Any]:

@@ -1,10 +1,13 @@
 """The ``local`` backend: the reading judge, offline (see ``reading.py`` for how it decides).
 
 A cross-encoder fine-tuned in this repository reads the claim against the evidence sentences, a
-calibrated aggregator turns what it read into label probabilities, and each label has its own
-confidence threshold. When no label clears its threshold the verdict is ``needs_review``: the judge
-read the evidence and cannot tell, which is not the same as ``unsupported`` (a statement about the
-source). It never answers ``partially_supported``: nothing in its training data teaches that label.
+calibrated aggregator turns what it read into label probabilities, and the verdict is the most
+probable label with its probability. Only when no label is more likely than not (the model file's
+``undecided_below``) is it ``needs_review``: the judge read the evidence and cannot tell, which is
+not the same as ``unsupported`` (a statement about the source). Every verdict carries the
+probability that the citation is not supported as written and its risk band. "Not accurate as
+written" (an overstatement, a wrong detail, the opposite) is answered ``contradicted``; it never
+answers ``partially_supported``.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from citeproof.contracts.judging import (
     Verdict,
 )
 from citeproof.judge import metrics
-from citeproof.judge.cross_encoder import LABELS as CE_LABELS
+from citeproof.judge.bands import band_of
 from citeproof.judge.cross_encoder import CrossEncoder
 from citeproof.judge.passages import prepare_passages
 from citeproof.judge.quotes import verify_quote
@@ -41,9 +44,9 @@ from citeproof.judge.reading import (
 from citeproof.pipeline import LABEL_NAMES
 
 BACKEND_NAME: Final = "local"
-# Versions the reading code (candidates, features); part of the verdict-cache key like an LLM
+# Versions the reading code (windows, features); part of the verdict-cache key like an LLM
 # prompt version.
-FEATURES_VERSION: Final = "reading-1"
+FEATURES_VERSION: Final = "reading-2"
 # Confidence of "unsupported" when there is no evidence text at all to judge.
 NO_EVIDENCE_CONFIDENCE: Final = 0.9
 
@@ -55,6 +58,12 @@ class Decision(msgspec.Struct, frozen=True):
     confidence: float
     probabilities: dict[str, float]
     reading: Reading | None
+    # P(the citation is not supported as written) and its risk band.
+    problem_probability: float
+    band: str
+    # The most probable label, also when the judge is undecided (``label`` is then
+    # needs_review): the label ``confidence`` is the calibrated probability of.
+    leading: str
 
     @property
     def abstained(self) -> bool:
@@ -64,19 +73,31 @@ class Decision(msgspec.Struct, frozen=True):
 def decide(
     model: ReadingJudgeModel,
     cross_encoder: CrossEncoder,
-    claim: str,
+    request: JudgeRequest,
     passages: Sequence[Passage],
-    thresholds: dict[str, float],
+    undecided_below: float,
 ) -> Decision:
-    reading = read(cross_encoder, claim, passages)
+    reading = read(
+        cross_encoder,
+        request.claim,
+        passages,
+        marker_works=request.marker_works,
+        other_markers=request.other_markers,
+    )
     if reading is None:
-        return Decision(UNSUPPORTED, NO_EVIDENCE_CONFIDENCE, {}, None)
+        problem = 1.0 - (1.0 - NO_EVIDENCE_CONFIDENCE) / 3
+        return Decision(
+            UNSUPPORTED, NO_EVIDENCE_CONFIDENCE, {}, None, problem,
+            band_of(problem, model.bands), UNSUPPORTED,
+        )  # fmt: skip
     probs = model.probabilities([reading.features])[0]
     by_label = {label: float(p) for label, p in zip(model.labels, probs, strict=True)}
     top = max(by_label, key=by_label.__getitem__)
-    if by_label[top] < thresholds[top]:
-        return Decision(NEEDS_REVIEW, by_label[top], by_label, reading)
-    return Decision(top, by_label[top], by_label, reading)
+    problem = 1.0 - by_label[SUPPORTED]
+    band = band_of(problem, model.bands)
+    # Undecided only when no label is more likely than not; never a label withheld.
+    label = NEEDS_REVIEW if by_label[top] < undecided_below else top
+    return Decision(label, by_label[top], by_label, reading, problem, band, top)
 
 
 def _leading(probabilities: dict[str, float]) -> str:
@@ -87,10 +108,10 @@ def _leading(probabilities: dict[str, float]) -> str:
     )
 
 
-def rationale(decision: Decision) -> str:
-    """One or two sentences saying why, and a third when the judge read a shortened claim."""
+def rationale(decision: Decision, quote: str | None = None) -> str:
+    """One or two sentences saying why, and one more when the judge read a shortened claim."""
     reading = decision.reading
-    said = _why(decision)
+    said = _why(decision, quote)
     if reading is not None and reading.claim_shortened:
         said += (
             f" The claim is longer than the judge reads at once: it read its first "
@@ -99,27 +120,32 @@ def rationale(decision: Decision) -> str:
     return said
 
 
-def _why(decision: Decision) -> str:
+def _why(decision: Decision, quote: str | None) -> str:
     if decision.reading is None:
         return (
             "No evidence text was retrieved from the cited source, so nothing supports the claim."
         )
+    chance = f"{decision.problem_probability:.0%} likely not supported as written"
+    pointer = (
+        "the quoted sentence is the closest the source comes to the claim"
+        if quote
+        else "no single source sentence could be quoted"
+    )
     if decision.label == NEEDS_REVIEW:
         return (
-            f"The offline judge read the evidence but could not decide: it leans "
-            f"{_leading(decision.probabilities)}, below the confidence it needs for a verdict. "
-            "Check this citation by hand."
+            f"The offline judge could not decide: it leans {_leading(decision.probabilities)} "
+            f"({chance}); {pointer}. Check this citation against the source."
         )
     if decision.label == SUPPORTED:
-        return "The quoted source sentence states what the claim says."
+        return f"The source backs the claim as written ({chance}); {pointer}."
     if decision.label == CONTRADICTED:
         return (
-            "The quoted source sentence addresses the claim but says something incompatible with "
-            "it (a negation, an opposite direction or a different number)."
+            "The source does not back the claim as written: it says something different, "
+            f"less, or not this ({chance}); {pointer}."
         )
     return (
-        "None of the retrieved source sentences states the claim; the source does not appear "
-        "to say this."
+        "The source does not bear on the claim: none of its sentences addresses what the claim "
+        f"says ({chance}); {pointer}."
     )
 
 
@@ -144,11 +170,9 @@ class LocalBackend:
     ) -> None:
         self._model = load_reading_model(model_path)
         self._cross_encoder = cross_encoder or CrossEncoder(threads=threads)
-        # One override for every label, for operators who want the judge more or less cautious.
-        self._thresholds = (
-            dict(self._model.thresholds)
-            if abstain_below is None
-            else dict.fromkeys(self._model.labels, abstain_below)
+        # The model's own limit unless an operator sets another (0 = never undecided).
+        self._undecided_below = (
+            self._model.undecided_below if abstain_below is None else abstain_below
         )
         self._max_passages = max_passages
         self._max_passage_chars = max_passage_chars
@@ -164,31 +188,32 @@ class LocalBackend:
         return decide(
             self._model,
             self._cross_encoder,
-            request.claim,
+            request,
             self._passages(request),
-            self._thresholds,
+            self._undecided_below,
         )
 
     def judge_sync(self, request: JudgeRequest) -> Verdict:
+        return self.judge_with_decision(request)[0]
+
+    def judge_with_decision(self, request: JudgeRequest) -> tuple[Verdict, Decision]:
+        """The verdict and the decision behind it (benchmarks read the leading label)."""
         started = time.perf_counter()
         passages = self._passages(request)
         decision = decide(
-            self._model, self._cross_encoder, request.claim, passages, self._thresholds
+            self._model, self._cross_encoder, request, passages, self._undecided_below
         )
         quote = None
         quote_rank = None
-        if decision.reading is not None and decision.label != UNSUPPORTED:
-            # needs_review also shows the sentence its leading label rests on, for the reviewer.
-            leading = max(
-                (SUPPORTED, CONTRADICTED), key=lambda k: decision.probabilities.get(k, 0.0)
-            )
-            label = decision.label if decision.label != NEEDS_REVIEW else leading
-            sentence = deciding_sentence(decision.reading, CE_LABELS.index(label))
+        if decision.reading is not None:
+            # Every verdict points at the sentence it rests on (needs_review too, for the
+            # reviewer; for `unsupported` it is the closest the source comes).
+            sentence = deciding_sentence(decision.reading, request.claim)
             quote, quote_rank = sentence.text, sentence.passage_rank
         verdict = Verdict(
             label=decision.label,
             confidence=round(decision.confidence, 4),
-            rationale=rationale(decision),
+            rationale=rationale(decision, quote),
             quote=quote,
             quote_page=None,
             backend=self.name,
@@ -197,12 +222,14 @@ class LocalBackend:
             latency_ms=0.0,
             prompt_tokens=0,
             completion_tokens=0,
+            problem_probability=round(decision.problem_probability, 4),
+            band=decision.band,
         )
         verdict = verify_quote(verdict, passages, quote_rank)
         elapsed = time.perf_counter() - started
         metrics.REQUESTS.labels(self.name, "ok").inc()
         metrics.REQUEST_SECONDS.labels(self.name).observe(elapsed)
-        return msgspec.structs.replace(verdict, latency_ms=round(elapsed * 1000, 2))
+        return msgspec.structs.replace(verdict, latency_ms=round(elapsed * 1000, 2)), decision
 
     async def judge(self, request: JudgeRequest) -> Verdict:
         return await asyncio.to_thread(self.judge_sync, request)

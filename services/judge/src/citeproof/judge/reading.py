@@ -1,19 +1,26 @@
-"""The reading judge: the cross-encoder reads the claim against individual source sentences, a
-small calibrated model aggregates what it read, and the judge abstains when it cannot decide.
+"""The reading judge: the cross-encoder reads the claim against the source's sentences as a whole,
+a small calibrated model turns what it read into label probabilities, and the judge says
+``needs_review`` only when no label is more likely than not.
 
-1. Candidates (the cheap prefilter): the evidence sentences, ranked by passage rank and by how many
-   of the claim's content words they contain; the best ``MAX_CANDIDATES`` are read alone, and the
-   two best together (evidence is often two sentences: a finding and its number).
-2. The cross-encoder gives each candidate P(supported / unsupported / contradicted).
-3. Aggregation (``AGGREGATE_FEATURES``): support comes from the best candidate; contradiction from a
-   candidate that contradicts with confidence; whether the claim's quantities agree with the
-   deciding sentence's (``quantities``: a mismatch counts only for the same quantity); the cues of
-   a minimal edit (a negation on one side, opposite direction words about the same things); how
-   much of the claim the sentences cover. A multinomial logistic regression over these,
-   temperature-calibrated, both fitted on held-out training data.
-4. Abstention: each label has its own confidence threshold (chosen on held-out training folds so a
-   definite label is right often enough); below it the verdict is ``needs_review`` and the
-   rationale names the two leading labels.
+1. Windows (``windows``): the evidence sentences the cross-encoder reads with the claim, as one
+   text of up to its window (``cross_encoder.MAX_TOKENS``). A cited document that fits is read
+   whole, in its order — the way the reader was trained on Citation-Integrity (a citing sentence
+   against every sentence of its cited paper). A longer source (the retriever's passages) is read
+   as the sentences that share most of the claim's words (the retriever's order breaks ties),
+   best first into the first window, the next into a second (``MAX_WINDOWS``), each in source
+   order.
+2. The cross-encoder has two heads (``cross_encoder.HEADS``): Citation-Integrity's (accurate /
+   irrelevant / not accurate as written) and NLI's (supported / not settled / contradicted).
+3. Aggregation (``AGGREGATE_FEATURES``): both heads on the window most on topic, the best
+   Citation-Integrity support of any window, how much of the claim the evidence holds (word
+   overlap), whether the claim's quantities agree or conflict with the window's (same quantity
+   only), a negation or an opposite direction between them, a hedged claim, and what the parser
+   knows about the marker (several works: only part of the sentence is this source's; other
+   markers in the sentence). A multinomial logistic regression over these, temperature-calibrated,
+   both fitted out of fold on citing papers the reader never saw.
+4. The verdict is the most probable label; ``needs_review`` when even that one is below
+   ``undecided_below`` (0.5: no label more likely than not). The probability that the citation is
+   not supported as written (1 - P(supported)) puts it in a risk band by the model's limits.
 """
 
 from __future__ import annotations
@@ -28,35 +35,47 @@ import numpy as np
 
 from citeproof.contracts.judging import Passage
 from citeproof.judge import cues
+from citeproof.judge.bands import BandLimits
 from citeproof.judge.evidence import EvidenceSentence, evidence_sentences
 from citeproof.text.quantities import compare_quantities
 
-MODEL_FORMAT_VERSION: Final = 2
-MAX_CANDIDATES: Final = 5
+MODEL_FORMAT_VERSION: Final = 3
+# Windows read per citation: a document that fits is one; a long source's best sentences two.
+MAX_WINDOWS: Final = 2
+# Cross-encoder outputs: per head (Citation-Integrity, NLI) supported, unsupported, contradicted.
 CE_SUPPORTED, CE_UNSUPPORTED, CE_CONTRADICTED = 0, 1, 2
+CITINT_HEAD, NLI_HEAD = 0, 1
+# Probabilities are read as logs, floored here (a logistic regression over log-probabilities
+# combines heads the way evidence combines).
+LOG_FLOOR: Final = 1e-4
 
 AGGREGATE_FEATURES: Final = (
-    "sup_max",
-    "con_max",
-    "uns_min",
-    "sup_top",
-    "con_top",
-    "sup_minus_con_max",
+    "cit_log_sup",
+    "cit_log_uns",
+    "cit_log_con",
+    "cit_sup_max",
+    "nli_log_sup",
+    "nli_log_uns",
+    "nli_log_con",
     "lex_recall_best",
     "lex_recall_all",
     "quantity_agree",
     "quantity_conflict",
     "negation_mismatch",
-    "direction_agree_local",
     "direction_conflict_local",
+    "hedged_claim",
+    "several_works",
+    "other_markers",
+    "log_claim_words",
+    "claim_shortened",
+    "windows_read",
     "vector_max",
     "has_vector",
-    "log_candidates",
 )
 
 
-class Candidate(msgspec.Struct, frozen=True):
-    """One text the cross-encoder reads: a sentence, or two read together."""
+class Window(msgspec.Struct, frozen=True):
+    """One text the cross-encoder reads with the claim: some evidence sentences, in order."""
 
     text: str
     members: tuple[int, ...]  # indices into the evidence sentences
@@ -66,9 +85,12 @@ class Reading(msgspec.Struct, frozen=True):
     """What the cross-encoder read, and the features the aggregator sees."""
 
     sentences: list[EvidenceSentence]
-    candidates: list[Candidate]
-    probabilities: list[list[float]]  # per candidate, cross-encoder LABELS order
+    windows: list[Window]
+    # Per window: both heads' probabilities (``cross_encoder.OUTPUTS`` order).
+    probabilities: list[list[float]]
     features: list[float]
+    # The window the judge found most on topic (its verdict rests on it).
+    best: int = 0
     # Words of the claim the cross-encoder read, of how many (fewer for a claim too long for
     # its window: it reads the start).
     claim_words_read: int = 0
@@ -79,94 +101,134 @@ class Reading(msgspec.Struct, frozen=True):
         return self.claim_words_read < self.claim_words
 
 
-def _relevance(claim_stems: set[str], text: str) -> float:
+def relevance(claim_stems: set[str], text: str) -> float:
+    """Share of the claim's content words (crude stems) that ``text`` holds."""
     return len(claim_stems & cues.content_stems(text)) / max(len(claim_stems), 1)
 
 
-def candidates(claim: str, sentences: Sequence[EvidenceSentence]) -> list[Candidate]:
-    """The prefilter: which sentences (and which pair) the expensive model reads."""
+def windows(
+    claim: str, sentences: Sequence[EvidenceSentence], budget: int, count_tokens: Any
+) -> list[Window]:
+    """The texts to read (see the module docstring): the whole evidence when its sentences fit
+    ``budget`` word pieces, else the best sentences by claim-word overlap in up to
+    ``MAX_WINDOWS`` windows, each in source order. ``count_tokens(text)``: word pieces of a
+    text. A sentence longer than the budget goes alone into a window (the reader cuts it)."""
+    lengths = [count_tokens(s.text) for s in sentences]
+    if sum(lengths) <= budget:
+        return [_window(sentences, range(len(sentences)))]
     claim_stems = cues.content_stems(claim)
     ranks = sorted({s.passage_rank for s in sentences})
-    scored = sorted(
+    ranked = sorted(
         range(len(sentences)),
-        # Lexical coverage first; the retriever's order breaks ties and favours its best passage.
+        # Word overlap first; the retriever's order breaks ties and favours its best passage.
         key=lambda i: (
-            -round(_relevance(claim_stems, sentences[i].text), 1),
+            -round(relevance(claim_stems, sentences[i].text), 1),
             ranks.index(sentences[i].passage_rank),
             i,
         ),
     )
-    chosen = scored[:MAX_CANDIDATES]
-    result = [Candidate(sentences[i].text, (i,)) for i in chosen]
-    if len(chosen) >= 2:
-        first, second = sorted(chosen[:2])
-        result.append(
-            Candidate(f"{sentences[first].text} {sentences[second].text}", (first, second))
-        )
+    result: list[Window] = []
+    remaining = ranked
+    while remaining and len(result) < MAX_WINDOWS:
+        chosen: list[int] = []
+        used = 0
+        skipped: list[int] = []
+        for index in remaining:
+            if not chosen or used + lengths[index] <= budget:
+                chosen.append(index)
+                used += lengths[index]
+            else:
+                skipped.append(index)
+        result.append(_window(sentences, sorted(chosen)))
+        remaining = skipped
     return result
 
 
-def _quantity_votes(claim: str, text: str) -> tuple[float, float]:
-    """(agree, conflict) between the claim's quantities and one text's, same quantity only."""
-    comparison = compare_quantities(claim, text)
-    return float(bool(comparison.agree)), float(bool(comparison.conflict))
+def _window(sentences: Sequence[EvidenceSentence], members: Sequence[int]) -> Window:
+    return Window(" ".join(sentences[i].text for i in members), tuple(members))
+
+
+def _log(p: float) -> float:
+    return math.log(max(p, LOG_FLOOR))
 
 
 def aggregate_features(
     claim: str,
     sentences: Sequence[EvidenceSentence],
-    chosen: Sequence[Candidate],
+    chosen: Sequence[Window],
     probs: np.ndarray,
+    *,
+    best: int,
+    claim_shortened: bool,
+    marker_works: int = 1,
+    other_markers: int = 0,
     vector_scores: Sequence[float] = (),
 ) -> list[float]:
-    """``vector_scores``: the retriever's claim/passage embedding similarities, when it gave
-    them (a topical neighbour of the right source reads "on topic" to the cross-encoder; how
-    close it is in meaning tells a mis-citation apart)."""
+    """``probs``: per window, both heads' probabilities. ``vector_scores``: the retriever's
+    claim/passage embedding similarities, when it gave them."""
     claim_stems = cues.content_stems(claim)
-    top = int(np.argmax(1.0 - probs[:, CE_UNSUPPORTED]))
-    best_lex = max(_relevance(claim_stems, c.text) for c in chosen)
-    all_lex = _relevance(claim_stems, " ".join(s.text for s in sentences))
-    agree, conflict = _quantity_votes(claim, chosen[top].text)
-    # The cues of a minimal edit, between the claim and the sentence the model found most on
-    # topic: a negation on one side only, opposite direction words about the same things.
+    cit = probs[best, :3]
+    nli = probs[best, 3:6]
+    text = chosen[best].text
+    comparison = compare_quantities(claim, text)
     claim_tokens = cues.tokens(claim)
-    top_tokens = cues.tokens(chosen[top].text)
+    window_tokens = cues.tokens(text)
     negation_mismatch = (cues.count_in(cues.NEGATIONS, claim_tokens) > 0) != (
-        cues.count_in(cues.NEGATIONS, top_tokens) > 0
+        cues.count_in(cues.NEGATIONS, window_tokens) > 0
     )
-    direction_agree, direction_conflict = cues.local_direction_votes(claim_tokens, top_tokens)
+    _, direction_conflict = cues.local_direction_votes(claim_tokens, window_tokens)
     return [
+        _log(float(cit[CE_SUPPORTED])),
+        _log(float(cit[CE_UNSUPPORTED])),
+        _log(float(cit[CE_CONTRADICTED])),
         float(probs[:, CE_SUPPORTED].max()),
-        float(probs[:, CE_CONTRADICTED].max()),
-        float(probs[:, CE_UNSUPPORTED].min()),
-        float(probs[top, CE_SUPPORTED]),
-        float(probs[top, CE_CONTRADICTED]),
-        float((probs[:, CE_SUPPORTED] - probs[:, CE_CONTRADICTED]).max()),
-        best_lex,
-        all_lex,
-        agree,
-        conflict,
+        _log(float(nli[CE_SUPPORTED])),
+        _log(float(nli[CE_UNSUPPORTED])),
+        _log(float(nli[CE_CONTRADICTED])),
+        relevance(claim_stems, text),
+        relevance(claim_stems, " ".join(s.text for s in sentences)),
+        float(bool(comparison.agree)),
+        float(bool(comparison.conflict)),
         float(negation_mismatch),
-        float(min(direction_agree, 2)),
         float(min(direction_conflict, 2)),
+        float(cues.count_in(cues.HEDGES, claim_tokens) > 0),
+        float(marker_works > 1),
+        float(min(other_markers, 3)),
+        math.log1p(len(claim.split())),
+        float(claim_shortened),
+        float(len(chosen)),
         max(vector_scores, default=0.0),
         float(bool(vector_scores)),
-        math.log1p(len(chosen)),
     ]
 
 
-def read(cross_encoder: Any, claim: str, passages: Sequence[Passage]) -> Reading | None:
+def read(
+    cross_encoder: Any,
+    claim: str,
+    passages: Sequence[Passage],
+    *,
+    marker_works: int = 1,
+    other_markers: int = 0,
+) -> Reading | None:
     """Read the claim against the passages' sentences; None when there is no evidence text."""
     sentences = evidence_sentences(passages)
     if not sentences:
         return None
-    chosen = candidates(claim, sentences)
-    probs = cross_encoder.probabilities(claim, [c.text for c in chosen])
     claim_read = cross_encoder.claim_to_read(claim)
+    chosen = windows(
+        claim,
+        sentences,
+        cross_encoder.evidence_budget(claim_read.text),
+        cross_encoder.count_tokens,
+    )
+    probs = cross_encoder.probabilities(claim, [w.text for w in chosen])
+    # The window most on topic: the one Citation-Integrity's head finds least irrelevant.
+    best = int(np.argmin(probs[:, CE_UNSUPPORTED]))
     return Reading(
         sentences=sentences,
-        candidates=chosen,
+        windows=chosen,
         probabilities=probs.round(6).tolist(),
+        best=best,
         claim_words_read=claim_read.words_read,
         claim_words=claim_read.words,
         features=aggregate_features(
@@ -174,25 +236,27 @@ def read(cross_encoder: Any, claim: str, passages: Sequence[Passage]) -> Reading
             sentences,
             chosen,
             probs,
-            [p.vector_score for p in passages if p.vector_score is not None],
+            best=best,
+            claim_shortened=claim_read.shortened,
+            marker_works=marker_works,
+            other_markers=other_markers,
+            vector_scores=[p.vector_score for p in passages if p.vector_score is not None],
         ),
     )
 
 
-def deciding_sentence(reading: Reading, label_index: int) -> EvidenceSentence:
-    """The verbatim sentence behind a label: the candidate scoring highest for it; of a pair,
-    the member that scores higher alone (a quote is one sentence of one passage)."""
-    probs = np.asarray(reading.probabilities)
-    best = reading.candidates[int(np.argmax(probs[:, label_index]))]
-    if len(best.members) == 1:
-        return reading.sentences[best.members[0]]
-    singles = {c.members[0]: i for i, c in enumerate(reading.candidates) if len(c.members) == 1}
-    member = max(best.members, key=lambda m: probs[singles[m], label_index])
-    return reading.sentences[member]
+def deciding_sentence(reading: Reading, claim: str) -> EvidenceSentence:
+    """The verbatim sentence the verdict points at: of the window the verdict rests on, the
+    sentence holding most of the claim's words (the earlier one on a tie). A quote is one
+    sentence of one passage."""
+    claim_stems = cues.content_stems(claim)
+    members = reading.windows[reading.best].members
+    best = max(members, key=lambda i: (relevance(claim_stems, reading.sentences[i].text), -i))
+    return reading.sentences[best]
 
 
 class ReadingJudgeModel(msgspec.Struct, frozen=True, kw_only=True):
-    """The aggregator over what the cross-encoder read, its calibration and abstention."""
+    """The aggregator over what the cross-encoder read, its calibration, abstention and bands."""
 
     format_version: int
     labels: list[str]  # verdict labels, row order of ``weights``
@@ -202,8 +266,11 @@ class ReadingJudgeModel(msgspec.Struct, frozen=True, kw_only=True):
     weights: list[list[float]]
     bias: list[float]
     temperature: float
-    # Per label: below this calibrated probability the label is not given (needs_review instead).
-    thresholds: dict[str, float]
+    # Below this calibrated probability of its most probable label the judge is undecided
+    # (needs_review); one value for every label, never a label withheld.
+    undecided_below: float
+    # Risk band limits, chosen on training folds (docs/judge.md).
+    bands: BandLimits
     cross_encoder_sha256: str
     training: dict[str, Any]
 
@@ -237,6 +304,8 @@ def load_reading_model(path: Path) -> ReadingJudgeModel:
         )
     if tuple(model.feature_names) != AGGREGATE_FEATURES:
         raise ReadingModelError(f"{path} was fitted on other features; retrain it")
+    if not 0.0 <= model.bands.fine_below <= model.bands.problem_at <= 1.0:
+        raise ReadingModelError(f"{path}: band limits out of order: {model.bands}")
     return model
 
 

@@ -15,6 +15,7 @@ import msgspec
 from citeproof.contracts.judging import JudgeBackend, JudgeRequest, Passage, Verdict
 from citeproof.judge import metrics
 from citeproof.judge.backend import build_backend
+from citeproof.judge.bands import banded_by_label
 from citeproof.judge.errors import JudgeBackendError, LlmUnavailableError
 from citeproof.judge.settings import load_judge_settings
 from citeproof.pipeline import JUDGE_CHANNEL, JUDGE_ERROR, JUDGE_STAGE, STAGE_TABLES, UNSUPPORTED
@@ -31,9 +32,16 @@ JUDGE_BACKEND = "judge backend"
 
 # The claim as the parser checked it (markers removed, the same in every citation style); rows
 # parsed before that existed fall back to the sentence as printed.
+# What the parser knows about the marker: one citation row per work a marker names (so the rows
+# sharing its start are the works it names), and the other markers starting in the same sentence.
 SELECT_CITATION = """
 SELECT CASE WHEN c.claim_checked <> '' THEN c.claim_checked ELSE c.claim_text END AS claim_text,
-       c.context_text, c.document_id, r.status AS run_status
+       c.context_text, c.document_id, r.status AS run_status,
+       (SELECT count(*) FROM citations m
+        WHERE m.document_id = c.document_id AND m.marker_start = c.marker_start) AS marker_works,
+       (SELECT count(DISTINCT s.marker_start) FROM citations s
+        WHERE s.document_id = c.document_id AND s.claim_start = c.claim_start
+          AND s.marker_start <> c.marker_start) AS other_markers
 FROM citations c JOIN runs r ON r.id = $1
 WHERE c.id = $2 AND r.user_id = $3
 """
@@ -76,6 +84,8 @@ def cache_key(request: JudgeRequest, backend: JudgeBackend) -> bytes:
             # whatever sentence precedes the claim: an edit of that sentence must not send an
             # unchanged claim to the judge again (issue 28). Backends read it unless they say.
             (request.context or "") if getattr(backend, "reads_context", True) else "",
+            request.marker_works,
+            request.other_markers,
             [[p.text, p.page] for p in request.passages],
             backend.name,
             backend.model,
@@ -136,6 +146,8 @@ class JudgeService(WorkerService):
             context=citation["context_text"],
             passages=passages,
             citation_key=f"{run_id}:{citation_id}",
+            marker_works=citation["marker_works"],
+            other_markers=citation["other_markers"],
         )
         key = cache_key(request, self.backend)
         user_id = ctx.row["user_id"]
@@ -177,16 +189,18 @@ class JudgeService(WorkerService):
 
 
 def _no_evidence(backend: JudgeBackend) -> Verdict:
-    return Verdict(
-        label=UNSUPPORTED,
-        confidence=0.5,
-        rationale="No passage of the cited source matched the claim.",
-        quote=None,
-        quote_page=None,
-        backend=backend.name,
-        model=backend.model,
-        prompt_version=backend.prompt_version,
-        latency_ms=0.0,
-        prompt_tokens=0,
-        completion_tokens=0,
+    return banded_by_label(
+        Verdict(
+            label=UNSUPPORTED,
+            confidence=0.5,
+            rationale="No passage of the cited source matched the claim.",
+            quote=None,
+            quote_page=None,
+            backend=backend.name,
+            model=backend.model,
+            prompt_version=backend.prompt_version,
+            latency_ms=0.0,
+            prompt_tokens=0,
+            completion_tokens=0,
+        )
     )
