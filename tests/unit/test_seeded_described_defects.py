@@ -170,6 +170,15 @@ def test_two_capitals_after_a_surname_are_still_its_initials() -> None:
             "Vaccine",
             2021,
         ),
+        # A capitalised particle opens the surname.
+        (
+            "S. Van der Berg, “To mask or not to mask: modeling face mask use,” The Lancet "
+            "Respiratory Medicine, vol. 62, no. 3, pp. 1–9, 2020.",
+            ["Van der Berg"],
+            "To mask or not to mask: modeling face mask use",
+            "The Lancet Respiratory Medicine",
+            2020,
+        ),
         (
             "A. Rossi et al., “Masks, ventilation and distance,” Nature Medicine, vol. 3, no. 1, "
             "pp. 1–9, 2022.",

@@ -236,7 +236,11 @@ def _title_and_journal(head: str) -> tuple[str, str]:
 # " and "), each piece bounded: every start is read one way.
 _GIVEN_INITIALS = r"[A-Z\u00c0-\u00de]\.(?:[ ]?-?[A-Z\u00c0-\u00de]\.){0,3}"
 _SURNAME_WORD = r"[A-Z\u00c0-\u024f][\w'’\u00c0-\u024f]*+(?:-[\w'’\u00c0-\u024f]++)*+"
-_PARTICLES = r"(?:(?:van|von|der|den|de|del|della|di|da|dos|du|la|le|ten|ter)[ ])"
+# Particles, the first one capitalised or not ("J. van Dijk", "S. Van der Berg").
+_PARTICLES = (
+    r"(?:(?:[Vv]an|[Vv]on|der|den|[Dd]e|[Dd]el|[Dd]ella|[Dd]i|[Dd]a|dos|[Dd]u|[Ll]a|[Ll]e|ten|"
+    r"ter)[ ])"
+)
 _GIVEN_FIRST_PERSON = (
     rf"{_GIVEN_INITIALS}[ ]{_PARTICLES}{{0,3}}{_SURNAME_WORD}(?:[ ]{_SURNAME_WORD})?"
 )
