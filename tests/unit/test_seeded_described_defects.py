@@ -428,3 +428,23 @@ def test_first_author_and_year_link_no_pdf_of_another_title() -> None:
     assert assign_sources([same], [source])[0].document_id == source.document_id
     untitled = msgspec.structs.replace(source, title=None, first_page_text=None)
     assert assign_sources([uncited], [untitled])[0].method == LINK_AUTHORS_YEAR
+
+
+def test_the_lines_of_a_work_listed_twice_at_two_page_feet_are_kept() -> None:
+    # A 3-page numbered thesis listed one work as [5] and [17], each the last entry on its page:
+    # their second lines, the same at two page feet, went as a running footer, and with them
+    # the middle of both entries' titles.
+    fifth = "[5] L. Tanaka, E. Nguyen, P. Jørgensen. Pre-clinical studies of a recombinant"
+    again = "[17] L. Tanaka, E. Nguyen, P. Jørgensen. Pre-clinical studies of a recombinant"
+    middle = "adenoviral mucosal vaccine to prevent SARS-CoV-2 infection. Oncogene 80,"
+    last = "2175–2179, 2012."
+    pages = [
+        ["1", HEADER, *_prose(1, 10)],
+        ["2", *_prose(2, 8), fifth, middle, last],
+        ["3", "[6] S. Björk, et al. Substantial undocumented infection. Vaccine 1, 2018.",
+         *_prose(3, 6), again, middle, last],
+    ]  # fmt: skip
+    starts: list[list[str]] = [[], [fifth], [pages[2][1], again]]
+    cleaned = remove_page_furniture(pages, entry_starts=starts)
+    assert cleaned[1][-3:] == [fifth, middle, last]
+    assert cleaned[2][-3:] == [again, middle, last]

@@ -14,7 +14,7 @@ from collections import Counter
 from itertools import pairwise
 
 from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, Block, LineBox
-from citeproof.parser.thesis.entries import is_head_only
+from citeproof.parser.thesis.entries import can_end_entry, is_head_only
 
 # How many lines at the top and bottom of a page can hold a running header/footer.
 EDGE_LINES = 3
@@ -181,31 +181,43 @@ def remove_page_furniture(
     the PDF's line boxes - a header printed once, recognised by its size and the gap below it.
     ``entry_starts[p]``: lines of page p+1 that open a reference entry by the list's layout
     (`reference_layout`); never furniture, however they repeat (a work listed twice whose two
-    entries begin two pages: "[10] Rossi A, ..." and "[27] Rossi A, ...").
+    entries begin two pages: "[10] Rossi A, ..." and "[27] Rossi A, ..."), nor are the lines
+    after such a repeated entry's start on its page, up to the line that can end it (its two
+    copies' second lines at two page feet).
     """
     repeated = _repeated_edge_lines(pages)
+    starts_by_page = [set(starts) for starts in entry_starts or []]
+    start_counts = Counter(
+        _boilerplate_key(start) for starts in entry_starts or [] for start in starts
+    )
     cleaned: list[list[str]] = []
     for page_index, lines in enumerate(pages):
         printed_header: set[int] = set()
         if top_boxes is not None and page_index > 0 and page_index < len(top_boxes):
             printed_header = _printed_header_lines(lines, top_boxes[page_index])
-        starts = (
-            set(entry_starts[page_index])
-            if entry_starts is not None and page_index < len(entry_starts)
-            else set()
-        )
+        starts = starts_by_page[page_index] if page_index < len(starts_by_page) else set()
         content = [index for index, line in enumerate(lines) if line.strip()]
         edge = set(content[:EDGE_LINES] + content[-EDGE_LINES:])
         keep: list[str] = []
+        in_repeated_entry = False
         for index, line in enumerate(lines):
             stripped = line.strip()
-            if not stripped or (index in printed_header and stripped not in starts):
+            if not stripped:
+                continue
+            entry_line = stripped in starts
+            if entry_line:
+                in_repeated_entry = start_counts[_boilerplate_key(stripped)] > 1
+            elif in_repeated_entry:
+                entry_line = True
+            if index in printed_header and not entry_line:
                 continue
             page_number = _PAGE_NUMBER.match(stripped) and not (keep and breaks_a_range(keep[-1]))
-            repeats = _boilerplate_key(line) in repeated and stripped not in starts
+            repeats = _boilerplate_key(line) in repeated and not entry_line
             if index in edge and (page_number or repeats):
                 continue
             keep.append(stripped)
+            if in_repeated_entry and can_end_entry(stripped):
+                in_repeated_entry = False
         cleaned.append(keep)
     return cleaned
 
