@@ -12,6 +12,7 @@ from citeproof.contracts.judging import JudgeRequest, Verdict
 from citeproof.judge.backend import build_backend
 from citeproof.judge.service import JudgeService
 from citeproof.judge.settings import load_judge_settings
+from citeproof.pipeline import BANDS
 from citeproof.queue import QueueSettings, run_once
 from citeproof.retriever.service import RetrieverService
 from citeproof.retriever.settings import RetrieverSettings
@@ -255,3 +256,39 @@ async def test_the_verdict_cache_is_per_user_and_goes_with_the_users_documents(
     await pool.execute("DELETE FROM documents WHERE id = $1", a_thesis.document_id)
     assert await pool.fetchval("SELECT count(*) FROM verdict_cache WHERE user_id = $1", a_user) == 0
     assert await pool.fetchval("SELECT count(*) FROM verdict_cache WHERE user_id = $1", b_user) == 3
+
+
+class RecordingBackend(CountingBackend):
+    """The real local backend, keeping every request it was handed."""
+
+    def __init__(self, inner) -> None:
+        super().__init__(inner)
+        self.requests: list[JudgeRequest] = []
+
+    async def judge(self, request: JudgeRequest) -> Verdict:
+        self.requests.append(request)
+        return await super().judge(request)
+
+
+async def test_the_judge_learns_what_the_parser_knows_about_the_marker_and_bands_every_verdict(
+    pool, backend, retriever
+) -> None:
+    """`[1, 3]` names two works (two citation rows share the marker): the judge is told, and
+    told that the sentences with one work have no other marker; every judged verdict is stored
+    with its problem probability and band."""
+    user, session, thesis, docs = await _world(pool)
+    run = await _run_to_judging(pool, retriever, user, session, thesis, docs)
+    recording = RecordingBackend(backend.inner)
+    recording.model = "recording-model"  # not answered from another test's cache
+    await drain(pool, JudgeService(recording).judge_stage)
+    works = {r.claim.split()[0]: (r.marker_works, r.other_markers) for r in recording.requests}
+    assert works == {"Night-time": (1, 0), "Participants": (1, 0), "Cool": (2, 0)}
+    banded = await pool.fetch(
+        "SELECT label, problem_probability, band FROM verdicts "
+        "WHERE run_id = $1 AND label <> 'source_missing'",
+        run,
+    )
+    assert len(banded) == 3
+    for row in banded:
+        assert 0.0 <= row["problem_probability"] <= 1.0
+        assert row["band"] in BANDS
