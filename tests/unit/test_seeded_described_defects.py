@@ -13,7 +13,9 @@ from citeproof.contracts.thesis import LINK_AUTHORS_YEAR, LINK_NONE, Reference, 
 from citeproof.devkit.pdfgen.citestyles import STYLE_NUMERIC
 from citeproof.devkit.pdfgen.reference_formats import EntryFormat
 from citeproof.devkit.seeded.compose import NUMERIC_FORMATS, Printed, Work, _entry_text
+from citeproof.parser.blocks import LineBox
 from citeproof.parser.layout import remove_page_furniture
+from citeproof.parser.reference_layout import reference_entry_starts
 from citeproof.parser.thesis import analyze_thesis
 from citeproof.parser.thesis.fields import parse_entry
 from citeproof.pipeline import WRONG_ATTACHMENT
@@ -428,6 +430,46 @@ def test_first_author_and_year_link_no_pdf_of_another_title() -> None:
     assert assign_sources([same], [source])[0].document_id == source.document_id
     untitled = msgspec.structs.replace(source, title=None, first_page_text=None)
     assert assign_sources([uncited], [untitled])[0].method == LINK_AUTHORS_YEAR
+
+
+def test_narrow_flush_entries_with_long_author_lists_and_no_full_stops_stay_apart() -> None:
+    # A seeded PDF thesis, two columns, entries flush left with no gap, no full stop after a
+    # title or an entry. An author list ran over three lines, its year on the fourth: read three
+    # lines at a time it opened no entry, so it merged into the entry before and its second
+    # line opened one; and "A SARS-CoV-2 vaccine candidate would likely match all", a title
+    # after "(2001)." (its authors two lines up), ended the list as an appendix heading.
+    lines = [
+        "References",
+        "Lindqvist, C., and L. Sato (2020).",
+        "Seroconversion of a city:",
+        "Longitudinal monitoring of",
+        "New York City Journal of Clinical",
+        "Investigation, 66, 687–690",
+        "Nuñez, M., M. Søndergaard, P.",
+        "Villanueva, C. Schmidt, E.",
+        "Okonkwo, and P. Łukasiewicz",
+        "(2020). An orally bioavailable",
+        "broad-spectrum antiviral inhibits",
+        "SARS-CoV-2 in human airway",
+        "Oncogene, 46, 329–332",
+        "Quispe, L., I. Ferreira, C. Ito, M.",
+        "Jørgensen, S. Silva, and L. Müller",
+        "(2001).",
+        "A SARS-CoV-2 vaccine candidate would likely match all",
+        "currently circulating variants",
+        "Clinical Microbiology Reviews, 68,",
+        "1–3",
+        "Rahman, L., J.-P. Hashemi, and A.",
+        "Brennan (2006). Functional",
+        "SARS-CoV-2-specific immune memory",
+        "Nature Medicine, 12, 1–9",
+    ]
+    boxes = [
+        LineBox(size=11.5, top=770.0 - 13.2 * n + 9.5, bottom=770.0 - 13.2 * n, left=83.1)
+        for n in range(len(lines))
+    ]
+    (starts,) = reference_entry_starts([lines], [boxes], [595.0])
+    assert starts == [lines[1], lines[6], lines[13], lines[20]]
 
 
 def test_the_lines_of_a_work_listed_twice_at_two_page_feet_are_kept() -> None:

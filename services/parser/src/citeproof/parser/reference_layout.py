@@ -41,8 +41,12 @@ SIZE_STEP_PT = 0.8
 SIZE_SAMPLE_LINES = 20
 # An organisation named as author has at most this many words.
 MAX_ORGANISATION_WORDS = 8
-# Lines read together when judging from text whether a line opens an entry.
+# Lines read together when judging from text whether a line opens an entry; while no year has
+# come, up to MAX_LINES_READ_FOR_A_HEAD (a long author list in a narrow column puts its year on
+# the fourth line or later: "Nuñez, M., M. Søndergaard, P." / "Villanueva, C. Schmidt, E." /
+# "Okonkwo, and P. Łukasiewicz" / "(2020). An orally ...").
 LINES_READ_FOR_A_START = 3
+MAX_LINES_READ_FOR_A_HEAD = 6
 # Lines that must share a left position for it to be a column's edge.
 MIN_LINES_AT_EDGE = 2
 # An indent deeper than this is not a hanging indent (a centred line, a table).
@@ -122,8 +126,14 @@ def _lettered_heading(text: str, region: list[_Line]) -> bool:
     if not region:
         return True
     previous = region[-1].text.rstrip()
-    # After a line that cannot end an entry ("...System:", "... Hofer,") it goes on with it.
-    return can_end_entry(previous) and not is_head_only(previous)
+    # After a line that cannot end an entry ("...System:", "... Hofer,") it goes on with it;
+    # after an entry's authors and year, however many lines they took ("Quispe, L., I.
+    # Ferreira, C. Ito, M." / "Jørgensen, S. Silva, and L. Müller" / "(2001)."), it is its title.
+    heads = (
+        " ".join(line.text for line in region[-count:])
+        for count in range(1, min(len(region), MAX_LINES_READ_FOR_A_HEAD) + 1)
+    )
+    return can_end_entry(previous) and not any(is_head_only(head) for head in heads)
 
 
 def _entries_only(region: list[_Line]) -> list[_Line]:
@@ -315,7 +325,12 @@ def _opens_with_organisation(line: str) -> bool:
 
 
 def _with_following(region: list[_Line], index: int) -> str:
-    return " ".join(line.text for line in region[index : index + LINES_READ_FOR_A_START])
+    lines = [line.text for line in region[index : index + LINES_READ_FOR_A_START]]
+    for line in region[index + LINES_READ_FOR_A_START : index + MAX_LINES_READ_FOR_A_HEAD]:
+        if _YEAR.search(" ".join(lines)):
+            break
+        lines.append(line.text)
+    return " ".join(lines)
 
 
 def reference_entry_starts(
