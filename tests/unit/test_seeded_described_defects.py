@@ -490,3 +490,41 @@ def test_the_lines_of_a_work_listed_twice_at_two_page_feet_are_kept() -> None:
     cleaned = remove_page_furniture(pages, entry_starts=starts)
     assert cleaned[1][-3:] == [fifth, middle, last]
     assert cleaned[2][-3:] == [again, middle, last]
+
+
+def test_a_page_holding_only_the_last_entrys_tail_opens_no_entries() -> None:
+    # Two columns, hanging indent; the last entry ran over to a page of its own, whose lines
+    # all sat at the indent (beside a running header at the margin): read as that column's
+    # edge, every line opened an entry, and the list's last entry lost all but its first lines.
+    def box(left: float, bottom: float, size: float = 9.0) -> LineBox:
+        return LineBox(size=size, top=bottom + 9, bottom=bottom, left=left)
+
+    first = [
+        "References",
+        "[1] A. Haddad, M. Moreau, and M. Yilmaz, “Tocilizumab for",
+        "treatment of ventilated patients,” Vaccine, vol. 3, 2020.",
+        "[2] M. Larsen, “Test sensitivity is secondary to frequency,”",
+        "Nature Medicine, vol. 4, no. 2, pp. 1–9, 2021.",
+        "[3] M. Horvath, E. Kim, É. Villanueva, I. Costa, and C. Yilmaz,",
+        "“Preliminary Estimates of the Prevalence of Selected Underlying",
+    ]
+    first_boxes = [
+        box(57.8, 760, 12.0),
+        box(57.8, 740),
+        box(77.6, 728),
+        box(57.8, 712),
+        box(77.6, 700),
+        box(57.8, 684),
+        box(77.6, 672),
+    ]
+    second = [
+        "Molecular and clinical evidence on COVID-19: a review",
+        "Conditions Among Patients with",
+        "Coronavirus Disease 2019 - United",
+        "States, February 12-March 28, 2020,”",
+        "Clinical Infectious Diseases, vol. 26, no.",
+        "2, pp. 273–279, 2020.",
+    ]
+    second_boxes = [box(51.6, 806, 8.5), *(box(77.6, 772 - 12 * n) for n in range(5))]
+    starts = reference_entry_starts([first, second], [first_boxes, second_boxes], [595.0] * 2)
+    assert starts == [[first[1], first[3], first[5]], []]

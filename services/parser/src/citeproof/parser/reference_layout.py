@@ -61,11 +61,16 @@ CONFIRMED_GAP_PT = 2.0
 MIN_GAP_SHARE = 0.3
 # Lines of a page whose left edge lies beyond this share of the page width are a second column.
 SECOND_COLUMN_SHARE = 0.42
+# Share of the entry starts the indentation tells that must open like entries by their text for
+# the text to confirm the starts of a page column whose lines all sit at one position.
+MIN_TEXT_CONFIRMED_SHARE = 0.8
 # A bibliography entry of notes styles (Chicago, MLA) opens with the first author inverted and
 # the year at its end: "García, Ana. Masks ...", "van Dijk, Pieter, and Ana García. ...".
 _INVERTED_NAME_START = re.compile(
     r"(?:[a-z]+\s)*[A-Z\u00c0-\u024f][\w'’\-]+,\s[A-Z\u00c0-\u024f][\w'’\-]+(?:\s[A-Z]\.)?(?:\.\s|,\s)"
 )
+# A number label opening a numbered list's entry: "[12]", "12.", "(12)".
+_NUMBER_LABEL = re.compile(r"\s*(?:\[\d{1,4}\]|\d{1,4}\.\s|\(\d{1,4}\))")
 # A page number printed in the list's region is furniture, not a line of it.
 _PAGE_NUMBER = re.compile(r"(?:page\s+)?\d{1,4}", re.IGNORECASE)
 # An appendix heading in ACL style: "A Background & Terminology" (a letter and a few words).
@@ -213,7 +218,46 @@ def _indent_starts(region: list[_Line]) -> set[int] | None:
     start_level = levels[0]
     if start_level == 2:
         return None
-    return {index for index, level in enumerate(levels) if level == start_level}
+    starts = {index for index, level in enumerate(levels) if level == start_level}
+    return starts - _unconfirmed_starts(region, levels, starts)
+
+
+def _unconfirmed_starts(region: list[_Line], levels: list[int], starts: set[int]) -> set[int]:
+    """Starts in a page column whose list lines all sit at one position, that the text does not
+    confirm where the list's other starts open like entries: such a column holds starts only, or
+    (more often) only the continuation of the entry before it - the tail of a list's last entry
+    at the top of a page, beside nothing but a running header at the margin."""
+    positions: dict[tuple[int, int], set[int]] = {}
+    for index, line in enumerate(region):
+        if levels[index] != 2:
+            positions.setdefault((line.page, line.column), set()).add(levels[index])
+    one_position = {key for key, found in positions.items() if len(found) == 1}
+    if not one_position:
+        return set()
+    elsewhere = [i for i in starts if (region[i].page, region[i].column) not in one_position]
+    # A numbered list's starts open with their labels; an author-year list's with a head.
+    labelled = sum(1 for i in elsewhere if _NUMBER_LABEL.match(region[i].text))
+    numbered = bool(elsewhere) and labelled >= MIN_TEXT_CONFIRMED_SHARE * len(elsewhere)
+    opening = [i for i in elsewhere if _opens_an_entry(region, i, numbered)]
+    if not elsewhere or len(opening) < MIN_TEXT_CONFIRMED_SHARE * len(elsewhere):
+        return set()
+    return {
+        index
+        for index in starts
+        if (region[index].page, region[index].column) in one_position
+        and not _opens_an_entry(region, index, numbered)
+    }
+
+
+def _opens_an_entry(region: list[_Line], index: int, numbered: bool) -> bool:
+    text = region[index].text
+    if numbered:
+        return bool(_NUMBER_LABEL.match(text))
+    return bool(
+        looks_like_entry_start(_with_following(region, index))
+        or _INVERTED_NAME_START.match(text)
+        or _opens_with_organisation(text)
+    )
 
 
 def _gap_starts(region: list[_Line]) -> set[int] | None:
