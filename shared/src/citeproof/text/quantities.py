@@ -133,8 +133,11 @@ _UPPER_CUES: Final = ("less than", "fewer than", "lower than", "under", "below",
                       "up to", "no more than", "not more than", "a maximum of", "just under",
                       "<", "≤", "<=")  # fmt: skip
 _APPROX_CUES: Final = ("about", "around", "approximately", "approx", "roughly", "some", "nearly",
-                       "almost", "close to", "circa", "ca", "an estimated", "estimated", "~",
+                       "almost", "close to", "circa", "ca", "an estimated", "estimated", "~", "∼",
                        "≈", "on the order of")  # fmt: skip
+# "55 years or younger", "10 or more": bounds written after the number.
+_TRAILING_UPPER: Final = frozenset({"younger", "less", "fewer", "lower", "below", "under"})
+_TRAILING_LOWER: Final = frozenset({"older", "more", "greater", "higher", "above", "over"})
 # Longest first: "no more than" is an upper bound although it ends in "more than".
 _QUALIFIERS: Final = sorted(
     [(cue, LOWER) for cue in _LOWER_CUES]
@@ -147,6 +150,8 @@ _RATIO_NAMES: Final = {
     "rr": "rr", "arr": "rr", "relative risk": "rr", "risk ratio": "rr", "irr": "rr",
     "incidence rate ratio": "rr", "hr": "hr", "ahr": "hr", "hazard ratio": "hr",
 }  # fmt: skip
+# Ratio names that are abbreviations: read only as written in capitals ("OR", not "or").
+_RATIO_ABBREVIATIONS: Final = frozenset(name for name in _RATIO_NAMES if " " not in name)
 # Cue lists keyed by their last word, so a number's preceding token picks the few to try.
 _QUALIFIERS_BY_LAST_WORD: Final[dict[str, list[tuple[str, str]]]] = {}
 for _cue, _bound in _QUALIFIERS:
@@ -188,7 +193,7 @@ _NOT_CONTENT: Final = frozenset(STOPWORDS | set(UNITS) | set(CARDINALS) | set(SC
 _TOKEN = re.compile(
     rf"(?P<num>{NUMBER_PATTERN.pattern})"
     r"|(?P<word>[^\W\d_][\w'’]*(?:-[\w'’]+)*)"
-    r"|(?P<sym>[%‰°<>≤≥~≈=±–—‒−\-()\[\]:;,/.!?])"
+    r"|(?P<sym>[%‰°<>≤≥~∼≈=±–—‒−\-()\[\]:;,/.!?])"
 )
 _WORD_NUMBER_PARTS = re.compile(r"[-\s]+")
 _DIGIT = re.compile(r"\d")
@@ -358,14 +363,28 @@ def _qualifier(tokens: list[_Token], index: int) -> str:
     return EXACT
 
 
+def _trailing_qualifier(tokens: list[_Token], last: int) -> str:
+    """A bound written after the number: "55 years or younger", "65 or older", "10 or more"."""
+    after = [t.lower for t in tokens[last + 1 : last + 3]]
+    if len(after) == 2 and after[0] == "or":
+        if after[1] in _TRAILING_UPPER:
+            return UPPER
+        if after[1] in _TRAILING_LOWER:
+            return LOWER
+    return EXACT
+
+
 def _ratio_name(tokens: list[_Token], index: int) -> str | None:
     """ "OR 2.3", "odds ratio of 2.3", "the hazard ratio for death was 1.5": the nearest ratio
     name in the number's clause, at most `RATIO_NAME_TOKENS` tokens back."""
     before: list[str] = []
-    for token in reversed(tokens[max(0, index - RATIO_NAME_TOKENS) : index]):
-        if token.lower in _CLAUSE_ENDS:
-            break
-        before.insert(0, token.lower)
+    for position in range(index - 1, max(0, index - RATIO_NAME_TOKENS) - 1, -1):
+        token = tokens[position]
+        if token.lower in _CLAUSE_ENDS and not (token.lower == ":" and position == index - 1):
+            break  # "RR: 0.30" names its ratio across the colon
+        # "OR 2.3" names an odds ratio; the word "or" ("55 years or younger, 7") does not.
+        abbreviation = token.lower in _RATIO_ABBREVIATIONS and not token.text.isupper()
+        before.insert(0, "" if abbreviation else token.lower)
     for end in range(len(before), 0, -1):
         for name, subtype in _RATIO_NAMES_BY_LAST_WORD.get(before[end - 1], ()):
             if _ends_with(before[:end], name):
@@ -621,9 +640,13 @@ def extract_quantities(text: str) -> tuple[Quantity, ...]:
         following = [t.lower for t in tokens[last + 1 : last + 4]]
         if (
             kind == PERCENT
-            and raw.value in (90, 95, 99)
             and following[:1]
             and (following[0] in ("ci", "cri", "confidence", "credible", "credibility"))
+            # "95% CI"; any level before the abbreviation ("82% CI" is a level copied wrong).
+            and (
+                raw.value in (90, 95, 99)
+                or (50 <= raw.value < 100 and following[0] in ("ci", "cri"))
+            )
         ):
             out.append(_quantity(text, tokens, raw, kind, factor, last, CI_LEVEL, content))
             spread_until = raw.last + SPREAD_ATTACH_TOKENS
@@ -686,6 +709,9 @@ def extract_quantities(text: str) -> tuple[Quantity, ...]:
                                                     "of", "and", "to", "during"))
             )  # fmt: skip
             kind = YEAR if is_year else COUNT
+            if is_year:
+                # A year is exact: "2020" is no round figure standing for 2016-2024.
+                raw.tolerance_share = 0.0
         quantity = _quantity(text, tokens, raw, kind, factor, last, role, content)
         out.append(_replace(quantity, subtype=subtype) if subtype else quantity)
         index += 1
@@ -754,6 +780,8 @@ def _quantity(
 ) -> Quantity:
     bound = APPROX if raw.approx else EXACT
     qualifier = _qualifier(tokens, raw.first)
+    if qualifier == EXACT:
+        qualifier = _trailing_qualifier(tokens, last)
     if qualifier != EXACT:
         bound = qualifier
     start, end = tokens[raw.first].start, tokens[last].end
