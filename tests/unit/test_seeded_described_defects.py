@@ -528,3 +528,20 @@ def test_a_page_holding_only_the_last_entrys_tail_opens_no_entries() -> None:
     second_boxes = [box(51.6, 806, 8.5), *(box(77.6, 772 - 12 * n) for n in range(5))]
     starts = reference_entry_starts([first, second], [first_boxes, second_boxes], [595.0] * 2)
     assert starts == [[first[1], first[3], first[5]], []]
+
+
+def test_sentences_opening_with_a_low_quotation_mark_are_sentences() -> None:
+    # „…“ (German, Polish): the sentence opening with „ was no sentence start, so a quotation
+    # and its marker ran into the sentence before, and two citations shared one claim.
+    body = (
+        "1 Introduction\n\nThe pathway is activated by enhancing its transcriptional activity "
+        "[2]. „Rates following administration of the two vaccines in use in the UK“ [1, p. 626]. "
+        "Ein Satz endet „mit Zitat.“ [2] Der nächste Satz folgt [1]."
+    )
+    citations = analyze_thesis(body + NUMBERED, [0]).citations
+    assert [c.claim_checked for c in citations] == [
+        "The pathway is activated by enhancing its transcriptional activity.",
+        "„Rates following administration of the two vaccines in use in the UK“.",
+        "Ein Satz endet „mit Zitat.“",
+        "Der nächste Satz folgt.",
+    ]

@@ -36,12 +36,13 @@ NUMBERED_ABBREVIATIONS = frozenset(_NUMBERED_ABBREVIATIONS_TEXT.split())
 _NUMBER_LIKE = re.compile(r"\s*(?:[\d(\[]|[A-Z]{1,3}\d*\b)")
 
 # Characters that may open a sentence.
-_OPENERS = "\"'“‘([«"
+# German and Polish quotations open low („…“, ‚…‘), Danish and Swiss ones may open with » or ‹.
+_OPENERS = "\"'“‘„‚([«»‹"
 
 _CANDIDATE = re.compile(
     r"""
     (?P<term>[.!?]+|…)             # terminal punctuation (also '...' and a real ellipsis)
-    (?P<close>["'”’)\]»]*)          # closing quotes / brackets that belong to the sentence
+    (?P<close>["'”’“‘)\]»«›‹]*)    # closing quotes / brackets that belong to the sentence
     (?P<space>\s+)                  # whitespace to the next sentence
     """,
     re.VERBOSE,

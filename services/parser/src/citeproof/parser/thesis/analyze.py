@@ -333,8 +333,9 @@ _SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹][⁰¹²³⁴⁵⁶
 # (Smith, 2020) The`, `... tolerated.”[3] The`. Bounded pieces: each start is read a few
 # characters only.
 _MARKER_AFTER_SENTENCE = re.compile(
-    r"(?<=[.!?])[\"'”’»)\]]{0,3}[ \t]{0,3}(?P<marker>\[\d[^\[\]\n]{0,80}\]|\([^()\n]{4,200}\))"
-    r"(?=[ \t]*+(?:\n[ \t]*+\n|$)|\s++(?:[^\W\d_a-z]|[\d\"“‘«(\[]))"
+    r"(?<=[.!?])[\"'”’“‘»«)\]]{0,3}[ \t]{0,3}"
+    r"(?P<marker>\[\d[^\[\]\n]{0,80}\]|\([^()\n]{4,200}\))"
+    r"(?=[ \t]*+(?:\n[ \t]*+\n|$)|\s++(?:[^\W\d_a-z]|[\d\"“‘„‚«»(\[]))"
 )
 _YEAR_IN_MARKER = re.compile(r"\b(?:1[6-9]|20)\d\d[a-z]?\b|\bn\.\s?d\.")
 
