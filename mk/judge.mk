@@ -7,15 +7,19 @@ LLM_TEST_STAMP := $(VENV)/.llm-test-stamp
 
 .PHONY: train-judge bench-accuracy-judge bench-judge-inputs test-llm llm-test-tools
 
-# Seeded; 40 minutes here while other work ran (fine-tuning 28, twin phase 11, calibration 1). Writes the
-# cross-encoder (ONNX) and its aggregator into the judge package; docs/judge.md is the model card.
+# Seeded, train splits only (Citation-Integrity train + the NLI sets); niced, the machine is shared.
+# Writes the cross-encoder (ONNX int8) and its aggregator into the judge package; docs/judge.md is
+# the model card with the time it took.
 JUDGE_TRAIN_ARGS ?=
 train-judge: setup ## fine-tune and calibrate the local judge (train data only; docs/judge.md)
-	$(PY) -m bench.train_judge --data $(dir $(CHECKCOVID)) $(JUDGE_TRAIN_ARGS)
+	nice -n 10 $(PY) -m bench.train_judge --data $(DATA_DIR) $(JUDGE_TRAIN_ARGS)
 
-bench-accuracy-judge: setup ## judge-only accuracy on Check-COVID dev (bench/results/accuracy_judge.json)
-	$(PY) -m bench.accuracy.judge --claims '$(CHECKCOVID)/covidCheck_dev_composed+extracted.json' \
-		--corpus $(CHECKCOVID)/corpus.json
+# The configured judge (CITEPROOF_JUDGE_BACKEND, CITEPROOF_JUDGE_LLM_*; local by default) on
+# Citation-Integrity dev with word overlap and the previous judge measured in the same run.
+# BENCH_JUDGE_ARGS="--sample 40" for a slow endpoint.
+BENCH_JUDGE_ARGS ?=
+bench-accuracy-judge: setup ## a judge alone on Citation-Integrity dev, with baselines (bench/results/accuracy_judge*.json)
+	nice -n 10 $(PY) -m bench.accuracy.judge --data $(DATA_DIR)/citint $(BENCH_JUDGE_ARGS)
 
 llm-test-tools: $(LLM_TEST_STAMP) ## install llama-cpp-python and a small GGUF for test-llm
 

@@ -19,7 +19,7 @@ from typing import Final
 
 import msgspec
 
-from bench.accuracy import judge as accuracy_judge
+from bench.accuracy import checkcovid_judge as accuracy_judge
 from bench.accuracy.dataset import BenchClaim
 from bench.accuracy.score import FAILURE, LABELS, score
 from citeproof.contracts.judging import (

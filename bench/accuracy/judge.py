@@ -1,233 +1,290 @@
-"""Accuracy of the judge alone on Check-COVID dev (the pipeline's part is bench-accuracy's job).
+"""Accuracy of a judge alone on Citation-Integrity dev (issue 27's protocol and table), with the
+baselines measured in the same run.
 
-    python -m bench.accuracy.judge [--claims FILE] [--corpus FILE]
+    python -m bench.accuracy.judge [--sample N] [--no-baselines]      (make bench-accuracy-judge)
 
-(default: the dev split and corpus under `bench.common.CHECKCOVID_DIR`)
+The backend is the configured one (``CITEPROOF_JUDGE_BACKEND``, ``CITEPROOF_JUDGE_LLM_*``; the
+offline local judge by default), so an operator points this at their LLM endpoint and gets the
+same table for their model. Two situations, each citation once:
 
-Two measurements, written to bench/results/accuracy_judge.json:
+* pair level: the citing sentence without its markers against all sentences of its cited
+  document, as one passage (``Citation.request``);
+* document level: the document's sentences spread through a longer source of other documents'
+  sentences, chunked, and the passages closest to the claim handed over
+  (``devkit.citint.document_requests``), as the retriever would.
 
-* ``judge_on_gold_evidence``: each dev row's claim against its gold evidence sentences; all
-  three labels are meaningful (SUPPORT -> supported, REFUTE -> contradicted, NOTENOUGHINFO ->
-  unsupported).
-* ``document_level_offline``: what the pipeline should expect. Each unique (claim, abstract) pair
-  against the top passages of the abstract it cites; a fixed-seed third of the claims cite an
-  abstract that is not theirs (-> unsupported), as in the pipeline benchmark. Passages come from an
-  in-memory simulation of chunking and dense retrieval, not from the running stack.
-
-The backend is the configured one (``CITEPROOF_JUDGE_*``; the offline local judge by default).
-``partially_supported`` counts as ``supported`` in the three-label scores.
+Figures (``citint_score``): 3-class and binary macro-F1 with ``needs_review`` counted wrong,
+ROC-AUC of P(supported), answered share, ECE of the top label with its decile table, each with
+a 95% bootstrap interval. Baselines in the same run: word overlap (the share of the claim's
+content words found in the evidence; its threshold for a label fitted on Citation-Integrity
+*train*) and the previous judge (``previous_judge``, from git history). For the local judge, the
+CPU time per citation at document level on its configured threads (default 1) and the pairs it
+read. ``--sample N`` judges a seeded sample (for slow endpoints).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
-import json
+import math
+import random
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Final
 
-import msgspec
 import numpy as np
 
-from bench.common import CHECKCOVID_DIR, RESULTS_DIR
-from citeproof.contracts.judging import (
-    CONTRADICTED,
-    PARTIALLY_SUPPORTED,
-    SUPPORTED,
-    UNSUPPORTED,
-    JudgeBackend,
-    JudgeRequest,
-    Verdict,
-)
-from citeproof.devkit.checkcovid import (
-    Example,
-    document_examples,
-    evidence_examples,
-    files_sha256,
-    load_claims,
-    load_corpus,
-)
-from citeproof.devkit.evaluation import classification_report
-from citeproof.devkit.minilm import CachedEmbedder, embed_texts
+from bench import common
+from bench.accuracy.citint_score import Scored
+from citeproof.contracts.judging import JudgeRequest, Verdict
+from citeproof.devkit.citint import Citation, document_requests, load_citations
+from citeproof.judge import cues
 from citeproof.judge.backend import build_backend
+from citeproof.judge.bands import label_problem_probability
+from citeproof.judge.reading import relevance
 from citeproof.judge.settings import load_judge_settings
-from citeproof.pipeline import NEEDS_REVIEW
+from citeproof.pipeline import BANDS, CONTRADICTED, LIKELY_PROBLEM, SUPPORTED
 
-LABELS = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
-COLUMNS = (*LABELS, NEEDS_REVIEW)
-BENCH_SEED = 6
-MISCITE_SHARE = 1 / 3
-CONFIDENCE_BINS = (0.0, 0.45, 0.6, 0.75, 0.9, 1.0001)
-
-
-async def judge_all(
-    backend: JudgeBackend, examples: Sequence[Example], concurrency: int
-) -> list[Verdict]:
-    semaphore = asyncio.Semaphore(concurrency)
-
-    async def one(index: int, example: Example) -> Verdict:
-        async with semaphore:
-            return await backend.judge(
-                JudgeRequest(
-                    claim=example.claim,
-                    context=None,
-                    passages=example.passages,
-                    citation_key=f"bench/{example.level}/{index}",
-                )
-            )
-
-    return await asyncio.gather(*(one(i, e) for i, e in enumerate(examples)))
+BENCH_SEED: Final = 27
+LEVELS: Final = ("pair", "document")
+FIGURES: Final = ("macro_f1_3class", "macro_f1_binary", "roc_auc", "answered", "ece_top_label")
+OVERLAP_GRID: Final = np.round(np.arange(0.0, 1.001, 0.01), 2)
 
 
-def _column(label: str) -> int:
-    label = SUPPORTED if label == PARTIALLY_SUPPORTED else label
-    return COLUMNS.index(label) if label in COLUMNS else COLUMNS.index(NEEDS_REVIEW)
+def overlap(request: JudgeRequest) -> float:
+    """Share of the claim's content words (crude stems) found anywhere in the evidence."""
+    return relevance(cues.content_stems(request.claim), " ".join(p.text for p in request.passages))
 
 
-def score(
-    examples: Sequence[Example], verdicts: Sequence[Verdict], forced: Sequence[Verdict] = ()
-) -> dict:
-    """Macro-F1 over the three labels with ``needs_review`` counted wrong (its own column);
-    ``forced``: the same judge with abstention off, scored as ``macro_f1_forced``."""
-    gold = [LABELS.index(e.label) for e in examples]
-    predicted = [_column(v.label) for v in verdicts]
-    full = classification_report(gold, predicted, COLUMNS)
-    per_class = {label: full["per_class"][label] for label in LABELS}
-    report = {
-        **full,
-        "per_class": per_class,
-        "labels": list(LABELS),
-        "confusion_columns": list(COLUMNS),
-        "confusion": full["confusion"][: len(LABELS)],
-        "macro_f1": round(float(np.mean([row["f1"] for row in per_class.values()])), 4),
-        "definite_share": round(float(np.mean([p < len(LABELS) for p in predicted])), 4),
-    }
-    if forced:
-        forced_report = classification_report(
-            gold, [min(_column(v.label), len(LABELS) - 1) for v in forced], LABELS
+def overlap_threshold(train: Sequence[Citation]) -> float:
+    """The word-overlap threshold for `supported` that maximises binary macro-F1 on train."""
+    scores = np.array([overlap(c.request()) for c in train])
+    accurate = np.array([c.label == "SUPPORT" for c in train])
+    best = (-1.0, 0.0)
+    for t in OVERLAP_GRID:
+        said = scores >= t
+        f1s = []
+        for positive, predicted in ((accurate, said), (~accurate, ~said)):
+            tp = np.sum(positive & predicted)
+            precision = tp / max(predicted.sum(), 1)
+            recall = tp / max(positive.sum(), 1)
+            f1s.append(2 * precision * recall / (precision + recall) if tp else 0.0)
+        best = max(best, (float(np.mean(f1s)), float(t)))
+    return best[1]
+
+
+def overlap_scored(citations: Sequence[Citation], requests, threshold: float) -> Scored:
+    scores = [overlap(r) for r in requests]
+    labels = [SUPPORTED if s >= threshold else CONTRADICTED for s in scores]
+    # Word overlap states no probability: its calibration is not measured (NaN).
+    return Scored([c.label for c in citations], labels, scores, labels, [math.nan] * len(labels))
+
+
+class Judged:
+    """A backend's verdicts with the label it leans to and that label's probability."""
+
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+        self.p_supported: list[float] = []
+        self.top: list[str] = []
+        self.top_confidence: list[float] = []
+        self.bands: list[str | None] = []
+        self.pairs_read = 0
+        self.cpu_seconds = 0.0
+
+    def add(self, verdict: Verdict, top: str, confidence: float) -> None:
+        self.labels.append(verdict.label)
+        problem = verdict.problem_probability
+        if problem is None:
+            problem = label_problem_probability(verdict.label, verdict.confidence)
+        self.p_supported.append(1.0 - problem)
+        self.bands.append(verdict.band)
+        self.top.append(top)
+        self.top_confidence.append(confidence)
+
+    def band_figures(self, citations: Sequence[Citation]) -> dict:
+        """What each band holds: the share of citations, and how often they were accurate;
+        for `likely_problem` its precision and recall as a detector of inaccurate citations."""
+        accurate = np.array([c.label == "SUPPORT" for c in citations])
+        bands = np.array([b or "" for b in self.bands])
+        figures: dict[str, Any] = {}
+        for band in BANDS:
+            inside = bands == band
+            figures[band] = {
+                "n": int(inside.sum()),
+                "share": round(float(inside.mean()), 4),
+                "accurate": round(float(accurate[inside].mean()), 4) if inside.any() else None,
+            }
+        flagged = bands == LIKELY_PROBLEM
+        figures[LIKELY_PROBLEM]["precision"] = (
+            round(float(np.mean(~accurate[flagged])), 4) if flagged.any() else None
         )
-        report["macro_f1_forced"] = forced_report["macro_f1"]
-        report["per_class_forced"] = forced_report["per_class"]
-    confidence = np.array([v.confidence for v in verdicts])
-    correct = np.array(gold) == np.array(predicted)  # needs_review is never correct
-    reliability = []
-    for low, high in itertools.pairwise(CONFIDENCE_BINS):
-        in_bin = (confidence >= low) & (confidence < high)
-        if in_bin.any():
-            reliability.append(
-                {
-                    "confidence": f"{low:.2f}-{min(high, 1):.2f}",
-                    "n": int(in_bin.sum()),
-                    "mean_confidence": round(float(confidence[in_bin].mean()), 3),
-                    "accuracy": round(float(correct[in_bin].mean()), 3),
-                }
-            )
-    report["reliability"] = reliability
-    report["abstained"] = sum(v.label == NEEDS_REVIEW for v in verdicts)
-    report["downgraded"] = sum(v.downgraded_from is not None for v in verdicts)
-    report["mean_latency_ms"] = round(float(np.mean([v.latency_ms for v in verdicts])), 2)
-    report["prompt_tokens"] = sum(v.prompt_tokens for v in verdicts)
-    report["completion_tokens"] = sum(v.completion_tokens for v in verdicts)
-    return report
+        figures[LIKELY_PROBLEM]["recall"] = round(
+            float(np.sum(flagged & ~accurate) / max(int((~accurate).sum()), 1)), 4
+        )
+        return figures
+
+    def scored(self, citations: Sequence[Citation]) -> Scored:
+        return Scored(
+            [c.label for c in citations], self.labels, self.p_supported, self.top,
+            self.top_confidence,
+        )  # fmt: skip
 
 
-def print_report(title: str, report: dict) -> None:
-    print(
-        f"\n{title}: macro-F1 {report['macro_f1']:.3f}, accuracy {report['accuracy']:.3f}, "
-        f"n={report['n']}, abstained {report['abstained']}, downgraded {report['downgraded']}"
+def judge_local(backend: Any, requests: Sequence[JudgeRequest]) -> Judged:
+    """One at a time in this thread, so the CPU time is the judge's alone."""
+    judged = Judged()
+    started = time.process_time()
+    for request in requests:
+        verdict, decision = backend.judge_with_decision(request)
+        judged.add(verdict, decision.leading, decision.confidence)
+        judged.pairs_read += len(decision.reading.windows) if decision.reading else 0
+    judged.cpu_seconds = time.process_time() - started
+    return judged
+
+
+def judge_remote(backend: Any, requests: Sequence[JudgeRequest], concurrency: int) -> Judged:
+    async def run() -> list[Verdict]:
+        semaphore = asyncio.Semaphore(concurrency)
+
+        async def one(request: JudgeRequest) -> Verdict:
+            async with semaphore:
+                return await backend.judge(request)
+
+        try:
+            return await asyncio.gather(*(one(r) for r in requests))
+        finally:
+            await backend.aclose()
+
+    judged = Judged()
+    for verdict in asyncio.run(run()):
+        judged.add(verdict, verdict.label, verdict.confidence)
+    return judged
+
+
+def previous_scored(citations: Sequence[Citation], requests) -> Scored:
+    from bench.accuracy.previous_judge import verdicts
+
+    answers = verdicts(requests)
+    return Scored(
+        [c.label for c in citations],
+        [a.label for a in answers],
+        [a.probabilities[SUPPORTED] for a in answers],
+        [max(a.probabilities, key=a.probabilities.__getitem__) for a in answers],
+        [max(a.probabilities.values()) for a in answers],
     )
-    print(f"  {'label':<14}{'precision':>10}{'recall':>8}{'F1':>7}{'n':>5}")
-    for label, row in report["per_class"].items():
-        print(
-            f"  {label:<14}{row['precision']:>10.3f}{row['recall']:>8.3f}{row['f1']:>7.3f}"
-            f"{row['support']:>5}"
-        )
-    print("  confusion (rows gold, columns predicted: " + ", ".join(COLUMNS) + ")")
-    if "macro_f1_forced" in report:
-        print(f"  with abstention off: macro-F1 {report['macro_f1_forced']:.3f}")
-    for label, row in zip(LABELS, report["confusion"], strict=True):
-        print(f"  {label:<14}" + "".join(f"{count:>6}" for count in row))
-    print("  reliability: " + "; ".join(
-        f"{b['confidence']}: n={b['n']} conf {b['mean_confidence']:.2f} acc {b['accuracy']:.2f}"
-        for b in report["reliability"]
-    ))  # fmt: skip
+
+
+def _clean(value: Any) -> Any:
+    """JSON has no NaN: a figure that is not measured is null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def print_table(level: str, rows: dict[str, dict]) -> None:
+    print(f"\nCitation-Integrity dev, {level} level (n={next(iter(rows.values()))['n']}):")
+    print(f"  {'judge':<22}" + "".join(f"{name:>26}" for name in FIGURES))
+    for name, report in rows.items():
+        cells = []
+        for figure in FIGURES:
+            value, (low, high) = report[figure], report["ci95"][figure]
+            cells.append(
+                "n/a" if value is None or (isinstance(value, float) and math.isnan(value))
+                else f"{value:.3f} [{low:.3f}, {high:.3f}]"
+            )  # fmt: skip
+        print(f"  {name:<22}" + "".join(f"{cell:>26}" for cell in cells))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--claims", type=Path, default=CHECKCOVID_DIR / "covidCheck_dev_composed+extracted.json"
-    )
-    parser.add_argument("--corpus", type=Path, default=CHECKCOVID_DIR / "corpus.json")
-    parser.add_argument("--out", type=Path, default=RESULTS_DIR / "accuracy_judge.json")
-    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--data", type=Path, default=common.DATA_DIR / "citint")
+    parser.add_argument("--sample", type=int, default=0, help="a seeded sample of N citations")
+    parser.add_argument("--no-baselines", action="store_true")
+    parser.add_argument("--out", default="", help="results name (default by backend)")
     args = parser.parse_args()
-    for path in (args.claims, args.corpus):
-        if not path.exists():
-            print(f"data not found: {path}", file=sys.stderr)
-            return 2
+    if not (args.data / "claims_dev.jsonl").exists():
+        print(f"Citation-Integrity not found under {args.data}", file=sys.stderr)
+        return 2
     started = time.perf_counter()
     settings = load_judge_settings()
     backend = build_backend(settings)
-    rows = load_claims(args.claims)
-    corpus = load_corpus(args.corpus)
-    embed = CachedEmbedder(embed_texts)
-    gold_examples = evidence_examples(rows, corpus)
-    document = document_examples(
-        rows,
-        corpus,
-        embed,
-        seed=BENCH_SEED,
-        miscite_share=MISCITE_SHARE,
-        keep_true_pairs=False,
-        nearest_share=0.0,
+    everyone = load_citations(args.data, ("dev",))
+    citations = everyone
+    if args.sample:
+        citations = sorted(
+            random.Random(BENCH_SEED).sample(everyone, min(args.sample, len(everyone))),
+            key=lambda c: c.id,
+        )
+    from citeproof.devkit.minilm import CachedEmbedder, embed_texts
+
+    # Embeddings of the simulated sources are kept between runs (artifacts/, not committed).
+    embed = CachedEmbedder(
+        embed_texts, common.REPO_ROOT / "artifacts" / "bench-judge-embeddings.npz"
     )
-
-    async def run() -> tuple[list[Verdict], list[Verdict]]:
-        try:
-            return (
-                await judge_all(backend, gold_examples, args.concurrency),
-                await judge_all(backend, document, args.concurrency),
-            )
-        finally:
-            await backend.aclose()
-
-    gold_verdicts, document_verdicts = asyncio.run(run())
-    forced_gold: list[Verdict] = []
-    forced_document: list[Verdict] = []
-    if settings.backend == "local":
-        # The same judge never abstaining: what the cross-encoder and aggregator get right alone.
-        never_abstains = build_backend(msgspec.structs.replace(settings, local_abstain_below=0.0))
-
-        async def run_forced() -> tuple[list[Verdict], list[Verdict]]:
-            try:
-                return (
-                    await judge_all(never_abstains, gold_examples, args.concurrency),
-                    await judge_all(never_abstains, document, args.concurrency),
-                )
-            finally:
-                await never_abstains.aclose()
-
-        forced_gold, forced_document = asyncio.run(run_forced())
-    result = {
-        "judge_on_gold_evidence": score(gold_examples, gold_verdicts, forced_gold),
-        "document_level_offline": score(document, document_verdicts, forced_document),
+    requests = {
+        "pair": [c.request() for c in citations],
+        "document": document_requests(citations, everyone, embed, seed=BENCH_SEED),
+    }
+    embed.persist()
+    results: dict[str, Any] = {
         "backend": backend.name,
         "model": backend.model,
         "prompt_version": backend.prompt_version,
-        "data_sha256": files_sha256(args.claims, args.corpus),
-        "miscite_share": round(MISCITE_SHARE, 4),
-        "seed": BENCH_SEED,
-        "seconds": round(time.perf_counter() - started, 1),
+        "citations": len(citations),
+        "sample_seed": BENCH_SEED if args.sample else None,
+        "levels": {},
     }
-    print_report("Judge on gold evidence (dev rows)", result["judge_on_gold_evidence"])
-    print_report("Document level, offline simulation (dev pairs)", result["document_level_offline"])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"\nwrote {args.out} in {result['seconds']} s")
+    threshold = None
+    if not args.no_baselines:
+        threshold = overlap_threshold(load_citations(args.data, ("train",)))
+        results["word_overlap_threshold_from_train"] = threshold
+    speed = None
+    for level in LEVELS:
+        if settings.backend == "local":
+            judged = judge_local(backend, requests[level])
+            if level == "document":
+                speed = {
+                    "threads": settings.local_threads,
+                    "cpu_s_per_citation": round(judged.cpu_seconds / len(citations), 4),
+                    "citations_per_cpu_s": round(len(citations) / judged.cpu_seconds, 2),
+                    "pairs_read_per_citation": round(judged.pairs_read / len(citations), 3),
+                }
+        else:
+            judged = judge_remote(
+                build_backend(settings), requests[level], settings.llm_concurrency
+            )
+        rows = {f"this judge ({backend.name})": judged.scored(citations).report()}
+        bands = judged.band_figures(citations)
+        results.setdefault("bands", {})[level] = bands
+        if threshold is not None:
+            rows["word overlap"] = overlap_scored(citations, requests[level], threshold).report()
+            rows["previous judge"] = previous_scored(citations, requests[level]).report()
+        results["levels"][level] = rows
+        print_table(level, rows)
+        shown = [f"{band} {f['n']} (accurate {f['accurate']})" for band, f in bands.items()]
+        flagged = bands[LIKELY_PROBLEM]
+        print(
+            "  bands: " + "; ".join(shown) + f"; likely problem precision "
+            f"{flagged['precision']}, recall {flagged['recall']}"
+        )
+    results["speed_document_level"] = speed
+    if speed:
+        print(
+            f"\nspeed at document level, {speed['threads']} thread(s): "
+            f"{speed['citations_per_cpu_s']} citations per CPU-second "
+            f"({speed['pairs_read_per_citation']} pairs read per citation)"
+        )
+    results["seconds"] = round(time.perf_counter() - started, 1)
+    name = args.out or ("accuracy_judge" if settings.backend == "local" else "accuracy_judge_llm")
+    path = common.write_results(name, _clean(results))
+    print(f"\nwrote {path} in {results['seconds']} s")
     return 0
 
 
