@@ -88,7 +88,7 @@ def test_every_worker_service_builds_from_the_environment_alone() -> None:
     assert [stage.name for stage in judge.stages()] == ["judge"]
     assert judge.on_terminal is not None
     retriever = RetrieverService()
-    assert [stage.name for stage in retriever.stages()] == ["plan", "retrieve"]
+    assert [stage.name for stage in retriever.stages()] == ["plan", "retrieve", "verify"]
     parser = ParseService()
     try:
         assert [stage.name for stage in parser.stages()] == ["parse"]
