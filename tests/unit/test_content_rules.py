@@ -353,25 +353,32 @@ def test_a_conflict_is_withdrawn_when_another_sentence_agrees() -> None:
     assert NUMBER_CONFLICT.code not in rules(check(source, claim))
 
 
+UNSURE = [
+    "Infections rose by 25% among teachers and by 30% among pupils in the second winter.",
+    "Mortality was 34% among ventilated patients. In 2018, schools reopened.",
+]
+
+
 @pytest.mark.parametrize(
-    "claim",
+    ("claim", "mine", "theirs"),
     [
-        # the matching sentence states two values of the kind: which one is meant is unsure
-        "Infections rose by 40% among teachers in the second winter [1].",
-        # the claim states two: pairing is unsure
-        "Mortality was 43% among ventilated patients and 12% among others [1].",
-        # a sentence that shares too little of the claim
-        "Some 43% of parents worried about their children [1].",
+        # the matching sentence states two values of the kind and the claim's is in none: both
+        # are shown, the closer to the claim's words first
+        ("Infections rose by 40% among teachers in the second winter [1].", "40%", "25% or 30%"),
+        # the claim states two, one a wrong copy (digits swapped) of the sentence's only one;
+        # the other (12%, far from 34%) is another quantity
+        ("Mortality was 43% among ventilated patients and 12% among others [1].", "43%", "34%"),
     ],
 )
-def test_unsure_comparisons_are_not_reported(claim) -> None:
-    source = SourceText.from_pages(
-        [
-            "Infections rose by 25% among teachers and by 30% among pupils in the second winter.",
-            "Mortality was 34% among ventilated patients. In 2018, schools reopened.",
-        ]
-    )
-    assert NUMBER_CONFLICT.code not in rules(check(source, claim))
+def test_a_value_stated_nowhere_shows_what_it_may_be_a_copy_of(claim, mine, theirs) -> None:
+    [finding] = check(SourceText.from_pages(UNSURE), claim)
+    assert (finding.rule, finding.expected, finding.found) == (NUMBER_CONFLICT.code, mine, theirs)
+
+
+def test_unsure_comparisons_are_not_reported() -> None:
+    # a sentence that shares too little of the claim
+    claim = "Some 43% of parents worried about their children [1]."
+    assert NUMBER_CONFLICT.code not in rules(check(SourceText.from_pages(UNSURE), claim))
 
 
 def test_a_bound_elsewhere_does_not_excuse_a_changed_number() -> None:

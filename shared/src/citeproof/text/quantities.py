@@ -126,10 +126,12 @@ FOLD_WORDS: Final = {
     "tripling": 3, "triple": 3, "triples": 3, "quadrupled": 4, "halved": 0.5, "halving": 0.5,
 }  # fmt: skip
 
-_LOWER_CUES: Final = ("more than", "greater than", "higher than", "over", "above", "exceeding",
+_LOWER_CUES: Final = ("more than", "greater than", "higher than", "older than", "over", "above",
+                      "exceeding",
                       "in excess of", "at least", "no less than", "not less than", "upwards of",
                       "a minimum of", "just over", ">", "≥", ">=")  # fmt: skip
-_UPPER_CUES: Final = ("less than", "fewer than", "lower than", "under", "below", "at most",
+_UPPER_CUES: Final = ("less than", "fewer than", "lower than", "younger than", "under", "below",
+                      "at most",
                       "up to", "no more than", "not more than", "a maximum of", "just under",
                       "<", "≤", "<=")  # fmt: skip
 _APPROX_CUES: Final = ("about", "around", "approximately", "approx", "roughly", "some", "nearly",

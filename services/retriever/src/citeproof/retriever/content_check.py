@@ -22,7 +22,9 @@ from citeproof.retriever.content_rules import (
     SourceText,
     check_citation,
 )
+from citeproof.retriever.content_rules.evidence import RankedPassage
 from citeproof.retriever.index import DocumentIndex
+from citeproof.retriever.retrieval import EvidencePassage
 
 SELECT_SOURCE_TEXT = """
 SELECT text_content, page_starts, page_labels, page_label_offset
@@ -75,9 +77,13 @@ async def source_text(conn: Any, index: DocumentIndex) -> SourceText:
         return built
 
 
-def citation_input(citation: Any, markers: Sequence[tuple[int, int]]) -> CitationInput:
-    """A `citations` row (with its claim's marker spans, relative to the claim) as the content
-    rules take it."""
+def citation_input(
+    citation: Any,
+    markers: Sequence[tuple[int, int]],
+    passages: Sequence[EvidencePassage] = (),
+) -> CitationInput:
+    """A `citations` row (with its claim's marker spans, relative to the claim, and the
+    retriever's evidence passages for it) as the content rules take it."""
     claim_start = citation["claim_start"]
     return CitationInput(
         claim=citation["claim_text"],
@@ -86,6 +92,16 @@ def citation_input(citation: Any, markers: Sequence[tuple[int, int]]) -> Citatio
         pinpoint_pages=list(citation["pinpoint_pages"] or []),
         context=citation["context_text"] or "",
         block_quote=citation["block_quote"],
+        evidence=[
+            RankedPassage(
+                text=passage.text,
+                rank=passage.rank,
+                page=passage.page,
+                vector_score=passage.vector_score,
+                fused_score=passage.fused_score,
+            )
+            for passage in passages
+        ],
     )
 
 

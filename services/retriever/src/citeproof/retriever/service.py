@@ -236,7 +236,7 @@ class RetrieverService(WorkerService):
         passages, reused = await self.evidence_for(
             ctx.pool, task["user_id"], task["source_document_id"], query, stats
         )
-        findings = await self.content_findings(ctx.pool, task, citation)
+        findings = await self.content_findings(ctx.pool, task, citation, passages)
         await self.hand_off(
             ctx, passages, findings, reused=reused, chunks_embedded=stats.chunks_embedded
         )
@@ -264,10 +264,16 @@ class RetrieverService(WorkerService):
         return passages, False
 
     async def content_findings(
-        self, pool: asyncpg.Pool, task: asyncpg.Record, citation: asyncpg.Record
+        self,
+        pool: asyncpg.Pool,
+        task: asyncpg.Record,
+        citation: asyncpg.Record,
+        passages: Sequence[EvidencePassage] = (),
     ) -> list[Finding]:
         """The content rules (quotations, numbers, pinpoint page) of this citation against its
-        linked source: every retrieve task runs them, so a retrieved citation is a checked one."""
+        linked source: every retrieve task runs them, so a retrieved citation is a checked one.
+        ``passages`` are the claim's evidence just retrieved (or kept): the number and page
+        rules align the claim with them first."""
         markers = [
             (r["start"], r["end"])
             for r in await pool.fetch(
@@ -280,7 +286,7 @@ class RetrieverService(WorkerService):
         # A cache hit: retrieval has just built or used this index.
         index = await self.retriever.index(pool, task["user_id"], task["source_document_id"])
         findings = await content_findings(
-            pool, index, citation_input(citation, markers), self.content_rules
+            pool, index, citation_input(citation, markers, passages), self.content_rules
         )
         self.cache.enforce_budget()  # the source text now counts in the entry's size
         return findings

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from citeproof.contracts.findings import Finding
 from citeproof.retriever.content_rules.config import ContentRulesConfig
+from citeproof.retriever.content_rules.evidence import RankedPassage, ranked_sentences
 from citeproof.retriever.content_rules.folding import folded_words
 from citeproof.retriever.content_rules.number_rule import check_numbers, claim_values
 from citeproof.retriever.content_rules.page_rule import check_page
@@ -46,6 +47,8 @@ class CitationInput:
     context: str = ""
     # The block quotation the marker closes.
     block_quote: str | None = None
+    # The retriever's best passages for the claim in this source, best first.
+    evidence: Sequence[RankedPassage] = ()
 
 
 def _owner(span: Span, markers: Sequence[Span]) -> Span | None:
@@ -73,6 +76,10 @@ def _attribution(citation: CitationInput, span: Span | None) -> tuple[bool, bool
 _BRACKETED_NUMBERS = re.compile(r"\[\s*\d{1,4}(?:\s*[,;–-]\s*\d{1,4})*\s*\]")
 
 
+# The writer as the subject: "we found", "We suggest".
+_FIRST_PERSON = re.compile(r"\b[Ww]e\b")
+
+
 def _blanked(claim: str, spans: Sequence[Span]) -> str:
     """The claim with these spans replaced by spaces (offsets unchanged)."""
     characters = list(claim)
@@ -96,6 +103,7 @@ def check_citation(
         pinpoint_pages=citation.pinpoint_pages,
         context=citation.context,
         block_quote=citation.block_quote,
+        evidence=citation.evidence,
     )
     # Without its markers, "[12, p. 5]" and "Smith (2020)" are no part of a quotation or a
     # number of the claim; numbers in square brackets are citations of the source's own inside
@@ -117,6 +125,7 @@ def check_citation(
 
     stems = content_stems(folded_words(claim))
     coverage = source.coverage(stems)
+    ranks = ranked_sentences(source.text, source.sentences, citation.evidence)
     # "1·3 million", "50 000" read as written; offsets unchanged.
     numerals = normalise_numerals(_blanked(claim, bracketed))
     values = [
@@ -124,9 +133,13 @@ def check_citation(
         for quantity in claim_values(numerals)
         if _attribution(citation, (quantity.start, quantity.end)) == (True, True)
     ]
+    if _FIRST_PERSON.search(claim):
+        # "we intersected ..., resulting in 911 genes", "we suggest ... above the age of 80":
+        # the writer's own numbers, not the source's.
+        values = []
     if values:
-        findings.extend(check_numbers(source, numerals, values, coverage, config))
+        findings.extend(check_numbers(source, numerals, values, coverage, config, ranks))
 
     if not located and _attribution(citation, None)[0]:
-        findings.extend(check_page(source, stems, coverage, cited, config))
+        findings.extend(check_page(source, stems, coverage, cited, config, citation.evidence))
     return findings

@@ -16,6 +16,7 @@ import numpy as np
 from citeproof.contracts.findings import FROM_SOURCE_TEXT, Difference, Evidence, Finding
 from citeproof.pipeline import PAGE_MISMATCH
 from citeproof.retriever.content_rules.config import ContentRulesConfig
+from citeproof.retriever.content_rules.evidence import RankedPassage, ranked_sentences
 from citeproof.retriever.content_rules.pages import CitedPages, printed_if_different, shown_page
 from citeproof.retriever.content_rules.source import SourceText
 
@@ -53,32 +54,67 @@ def page_scores(
     return best
 
 
+def _retrieved_pages(
+    source: SourceText, passages: Sequence[RankedPassage], config: ContentRulesConfig
+) -> dict[int, tuple[float, RankedPassage]]:
+    """Per PDF page, the best of the retriever's passages on it: its similarity to the claim
+    (`vector_score`) and a bonus for its rank (`page_rank_weight` / rank), with the passage."""
+    best: dict[int, tuple[float, RankedPassage]] = {}
+    for passage in passages:
+        ranks = ranked_sentences(source.text, source.sentences, [passage])
+        page = source.sentence_pages[min(ranks)] if ranks else passage.page
+        if page is None:
+            continue
+        value = config.page_vector_weight * (passage.vector_score or 0.0)
+        value += config.page_rank_weight / passage.rank
+        if value > best.get(page, (-1.0, passage))[0]:
+            best[page] = (value, passage)
+    return best
+
+
 def check_page(
     source: SourceText,
     claim_stems: Sequence[str],
     coverage: np.ndarray,
     cited: CitedPages | None,
     config: ContentRulesConfig,
+    passages: Sequence[RankedPassage] = (),
 ) -> list[Finding]:
+    """With the retriever's passages, a page bears on the claim by its best sentence's share
+    of the claim's words (`page_scores`) plus its best passage's similarity and rank
+    (`_retrieved_pages`): the cited page holds nothing about the claim when another page
+    bears on it by `page_evidence_margin` more. Without them (a retrieval that found nothing),
+    by the words alone: the cited page below `page_nothing_below`, another page from
+    `page_clearly_above` and by `page_margin` more."""
     if cited is None or not (cited.pages or cited.outside) or not source.page_starts:
         return []
     if len(set(claim_stems)) < config.page_min_content_words:
         return []
     scores = page_scores(source, claim_stems, coverage)
-    on_cited = max((scores[p][0] for p in cited.pages if p in scores), default=0.0)
-    others = [(entry[0], page) for page, entry in scores.items() if page not in cited.pages]
+    retrieved = _retrieved_pages(source, passages, config) if passages else {}
+    bearing = {page: entry[0] for page, entry in scores.items()}
+    for page, (value, _) in retrieved.items():
+        bearing[page] = bearing.get(page, 0.0) + value
+    on_cited = max((bearing[p] for p in cited.pages if p in bearing), default=0.0)
+    others = [(value, page) for page, value in bearing.items() if page not in cited.pages]
     if not others:
         return []
     best_score, best_page = max(others)
-    if not (
+    if retrieved:
+        if best_score - on_cited < config.page_evidence_margin:
+            return []
+    elif not (
         on_cited < config.page_nothing_below
         and best_score >= config.page_clearly_above
         and best_score - on_cited >= config.page_margin
     ):
         return []
-    _, first, last = scores[best_page]
     where = shown_page(source, best_page)
-    start, end = source.sentences[first][0], source.sentences[last][1]
+    if best_page in retrieved:
+        shown = retrieved[best_page][1].text
+    else:
+        _, first, last = scores[best_page]
+        shown = source.text[source.sentences[first][0] : source.sentences[last][1]]
     return [
         Finding(
             rule=PAGE_MISMATCH.code,
@@ -93,7 +129,7 @@ def check_page(
             evidence=[
                 Evidence(
                     origin=FROM_SOURCE_TEXT,
-                    text=source.text[start:end],
+                    text=shown,
                     page=best_page,
                     printed_page=printed_if_different(source, best_page),
                     document_id=source.document_id,

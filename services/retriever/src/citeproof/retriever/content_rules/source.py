@@ -63,6 +63,7 @@ class SourceText:
     exact: str = ""  # every word's exact form, concatenated (same offsets as keys)
     word_offsets: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     word_pages: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    word_starts: list[int] = field(default_factory=list)  # each word's character offset
     postings: dict[str, list[int]] = field(default_factory=dict)
     sentences: list[tuple[int, int]] = field(default_factory=list)
     sentence_pages: list[int] = field(default_factory=list)
@@ -133,7 +134,8 @@ class SourceText:
         self.keys = "".join(word.key for word in self.words)
         self.exact = "".join(word.exact for word in self.words)
         self.postings = postings
-        starts = np.fromiter((word.start for word in self.words), np.int64, len(self.words))
+        self.word_starts = [word.start for word in self.words]
+        starts = np.fromiter(self.word_starts, np.int64, len(self.words))
         self.word_pages = self._pages_of(starts)
         self._build_sentences()
         return self
@@ -153,7 +155,7 @@ class SourceText:
         self.sentences = sentences
         self.sentence_pages = [int(p) for p in self._pages_of(np.asarray([s for s, _ in sentences],
                                                                           np.int64))]  # fmt: skip
-        word_starts = [word.start for word in self.words]
+        word_starts = self.word_starts
         stems: list[frozenset[str]] = []
         postings: dict[str, list[int]] = {}
         for index, (start, end) in enumerate(sentences):
