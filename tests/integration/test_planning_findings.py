@@ -56,8 +56,8 @@ def _first_page(title: str, authors: str, year: int, body: list[str]) -> list[st
 REFERENCES = {
     # Linked by title; the entry's year is three years off the PDF's (CP312).
     "Okafor2018": {"title": HEAT_TITLE, "authors": ["Okafor"], "year": 2018},
-    # Lindqvist 2019 wrote the soil paper; this entry names their sleep paper, and the only
-    # Lindqvist 2019 upload is the soil one: linked on author and year, another work (CP311).
+    # Lindqvist 2019 wrote the soil paper; this entry names their sleep paper, and the writer's
+    # library attaches the soil PDF to it (a mixed-up attachment): another work (CP311).
     "Lindqvist2019": {"title": SLEEP_TITLE, "authors": ["Lindqvist"], "year": 2019},
     # The user linked this entry to the heat PDF by hand: another work, but their call.
     "Tan2020": {
@@ -113,6 +113,16 @@ async def _world(pool: asyncpg.Pool):
     await add_chunks(
         pool, user, soil, _first_page(SOIL_TITLE, "Sofia Lindqvist", 2019, SOIL_BACTERIA)
     )
+    await pool.execute("UPDATE documents SET filename = 'lindqvist 2019.pdf' WHERE id = $1", soil)
+    library = await add_document(pool, user, kind="bibliography", session_id=session)
+    await pool.execute(
+        """INSERT INTO "references" (document_id, ordinal, label, raw, authors, year, title,
+                                     attachments)
+           VALUES ($1, 1, 'lindqvist2019', $2, '["Lindqvist"]', 2019, $2, $3::jsonb)""",
+        library,
+        SLEEP_TITLE,
+        json.dumps(["files/3/Lindqvist 2019.pdf"]),
+    )
     thesis = await add_thesis(pool, user, REFERENCES, CITES, session_id=session)
     for citation_id, cited in zip(thesis.citation_ids, CITED, strict=True):
         if cited is not None:
@@ -128,7 +138,7 @@ async def _world(pool: asyncpg.Pool):
         thesis.document_id,
         heat,
     )
-    run = await create_run(pool, user, session, thesis.document_id, [heat, soil])
+    run = await create_run(pool, user, session, thesis.document_id, [heat, soil, library])
     return heat, soil, thesis, run
 
 
@@ -171,6 +181,31 @@ async def test_planning_stores_attachment_and_list_findings(pool, service) -> No
     # ...unless the user linked that file explicitly: checked, and the finding says so.
     assert tasks[cites[3]] == heat
     assert tasks[cites[0]] == heat
+
+
+async def test_first_author_and_year_link_no_pdf_of_another_title(pool, service) -> None:
+    """Without the library, the only Lindqvist 2019 upload is the soil paper: the linker does
+    not take it for the sleep paper on author and year alone (ADR 0018), so the entry has no
+    source - and no wrong-attachment finding for a file nobody attached to it."""
+    user = await new_user(pool)
+    session = await new_session(pool, user)
+    soil = await add_document(
+        pool, user, title=SOIL_TITLE, authors=["Sofia Lindqvist"], year=2019, session_id=session
+    )
+    await add_chunks(
+        pool, user, soil, _first_page(SOIL_TITLE, "Sofia Lindqvist", 2019, SOIL_BACTERIA)
+    )
+    references = {"Lindqvist2019": REFERENCES["Lindqvist2019"]}
+    thesis = await add_thesis(pool, user, references, CITES[1:3], session_id=session)
+    run = await create_run(pool, user, session, thesis.document_id, [soil])
+    await _plan(pool, service, run)
+    assert await _found(pool, run) == []
+    link = await pool.fetchrow(
+        "SELECT document_id, method FROM run_reference_links WHERE run_id = $1", run
+    )
+    assert link["document_id"] is None
+    labels = await verdict_labels(pool, run)
+    assert set(labels.values()) == {SOURCE_MISSING}
 
 
 async def test_planning_again_replaces_its_findings(pool, service) -> None:
