@@ -120,8 +120,14 @@ def test_other_names_do_not_match(surname, person):
 
 @pytest.mark.parametrize(
     ("surname", "person"),
-    [("Das", "Nikhil Das"), ("Das", "Das, N."), ("Le", "T. Hoang Ngan Le"), ("Du", "Wei Du"),
-     ("van der Berg", "Ines van der Berg"), ("Le Roux", "Pierre Le Roux")],
+    [
+        ("Das", "Nikhil Das"),
+        ("Das", "Das, N."),
+        ("Le", "T. Hoang Ngan Le"),
+        ("Du", "Wei Du"),
+        ("van der Berg", "Ines van der Berg"),
+        ("Le Roux", "Pierre Le Roux"),
+    ],
 )
 def test_a_surname_that_is_a_particle_word_is_kept(surname, person):
     # Dropping "das" or "le" everywhere lost the whole surname: no match with the person.
