@@ -545,3 +545,22 @@ def test_sentences_opening_with_a_low_quotation_mark_are_sentences() -> None:
         "Ein Satz endet „mit Zitat.“",
         "Der nächste Satz folgt.",
     ]
+
+
+def test_a_surname_printed_whole_names_its_entry_beside_a_particle_namesake() -> None:
+    # Seed 7019: "(Weber et al., 2013)" matched "Weber W, ... (2013)" and, without its particle,
+    # "Von Weber C, ... (2013)" too: ambiguous, unlinked (CP401) and reported as ambiguous
+    # author-year (CP414) though the list tells them apart.
+    entries = (
+        "Von Weber C, Ivanova C & Petrov W (2013). Indoor transmission of SARS-CoV-2. "
+        "Scientific Reports, 12, 1–2.\nWeber W, Haddad S, Nuñez A & Rahman W (2013). "
+        "Interleukin-1 blockade with high-dose anakinra. Cell Reports, 59, 1376–1381.\n"
+        "Weber W, Haddad S, Nuñez A & Rahman W (2013). Interleukin-1 Blockade with High-dose "
+        "Anakinra. Cell Reports, 59, 1376–1381.\n"
+    )
+    body = (
+        "1 Introduction\n\nNLRP3-deficient mice were more sensitive (Weber et al., 2013, "
+        "p. 1380). Rooms matter (Von Weber et al., 2013).\n\nReferences\n\n"
+    )
+    citations = analyze_thesis(body + entries, [0]).citations
+    assert [c.reference_label for c in citations] == ["Weber2013", "Vonweber2013"]

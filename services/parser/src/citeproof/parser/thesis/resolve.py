@@ -74,7 +74,11 @@ class ReferenceIndex:
         agreeing = [
             ref for ref in same_author if ref.year == year and _author_count_agrees(item, ref)
         ]
-        chosen = _by_suffix(item, agreeing)
+        # "(Weber et al., 2013)" beside "Weber W, ... (2013)" and "Von Weber C, ... (2013)": the
+        # surname printed whole names its entry; the other matches only without its particle.
+        whole = [ref for ref in agreeing if _names_whole_first_author(item, ref)]
+        chosen = _by_suffix(item, whole) if 0 < len(whole) < len(agreeing) else None
+        chosen = chosen or _by_suffix(item, agreeing)
         if chosen is not None:
             return Resolution(chosen)
         return Resolution(None, self._near_misses(item, year, same_author))
@@ -206,6 +210,14 @@ def _first_author_matches(item: MarkerItem, reference: Reference) -> bool:
             return True
     # No parsed authors: the entry starts with the name as printed in the marker.
     return name_key(reference.raw[: len(marker_name) + 40]).startswith(marker_key)
+
+
+def _names_whole_first_author(item: MarkerItem, reference: Reference) -> bool:
+    """The marker prints the entry's first surname whole (particles and all)."""
+    if not reference.authors or not item.names:
+        return False
+    whole = name_key(reference.authors[0])
+    return whole in (name_key(item.names[0]), _suffixless_key(item.names[0]))
 
 
 def _suffixless_key(name: str) -> str:
