@@ -21,7 +21,11 @@ from citeproof.parser.thesis.fields import parse_entry
 from citeproof.pipeline import WRONG_ATTACHMENT
 from citeproof.retriever.linking.attachment import attachment_findings, compare
 from citeproof.retriever.linking.match import assign_sources
-from citeproof.retriever.linking.through_library import link_through_library
+from citeproof.retriever.linking.through_library import (
+    ENTRY_BY_TITLE,
+    find_entry,
+    link_through_library,
+)
 
 HEADER = "COVID-19 and its treatment: a literature review"
 
@@ -564,3 +568,33 @@ def test_a_surname_printed_whole_names_its_entry_beside_a_particle_namesake() ->
     )
     citations = analyze_thesis(body + entries, [0]).citations
     assert [c.reference_label for c in citations] == ["Weber2013", "Vonweber2013"]
+
+
+def test_a_title_run_into_its_journal_finds_its_library_entry() -> None:
+    # Seed 7019: no full stop after the title, so the entry's title was "Review of Bats and
+    # SARS The Lancet Respiratory Medicine"; the library's "Review of Bats and SARS" was too
+    # little of it to match, author and year named two entries (2000a, 2000b), and both
+    # citations of the entry came back reference_missing (CP401).
+    def entry(label: str, title: str, venue: str, suffix: str | None = None) -> Reference:
+        return Reference(
+            ordinal=1,
+            label=label,
+            raw=f"Janssen C, & Costa A. 2000{suffix or ''}. {title} {venue}, 33, 1250–1253.",
+            authors=["Janssen", "Costa"],
+            year=2000,
+            year_suffix=suffix,
+            title=title,
+            venue=venue,
+            char_start=0,
+            char_end=10,
+        )
+
+    thesis_entry = entry(
+        "Janssen2000b", "Review of Bats and SARS The Lancet Respiratory Medicine", "", "b"
+    )
+    library = [
+        entry("item1", "Evaluation of antibody testing for SARS-CoV-2", "Nature Medicine"),
+        entry("item2", "Review of Bats and SARS", "The Lancet Respiratory Medicine"),
+    ]
+    found, how, _, candidates = find_entry(thesis_entry, library)
+    assert found is not None and found.label == "item2" and how == ENTRY_BY_TITLE, candidates

@@ -139,7 +139,7 @@ def find_entry(
     # agreeing first author and year rank a title match; a tie in rank is ambiguous.
     scored: list[tuple[float, float, Reference]] = []
     for entry in library:
-        similarity = title_similarity(reference.title, entry.title)
+        similarity = title_similarity(_without_journal(reference.title, entry), entry.title)
         author = _first_author_agrees(reference, entry)
         year = reference.year is not None and reference.year == entry.year
         if similarity >= TITLE_ALONE or (similarity >= TITLE_WITH_SUPPORT and (author or year)):
@@ -170,6 +170,18 @@ def find_entry(
         chosen = next((e for e in same_author_year if e.attachments), same_author_year[0])
         return chosen, ENTRY_BY_AUTHORS_YEAR, AUTHORS_YEAR_CONFIDENCE, []
     return None, ENTRY_WEAK, 0.0, _candidates(reference, library)
+
+
+def _without_journal(title: str | None, entry: Reference) -> str | None:
+    """The thesis entry's title without the library entry's journal at its end: a list printed
+    without a full stop after the title runs it into the journal ("Review of Bats and SARS The
+    Lancet Respiratory Medicine"), and a short title is then too little of the whole to match."""
+    if not title or not entry.venue:
+        return title
+    folded, journal = title.casefold().rstrip(" .,"), entry.venue.casefold().strip(" .,")
+    if journal and folded.endswith(journal) and len(folded) > len(journal):
+        return title[: len(folded) - len(journal)].rstrip(" .,:;")
+    return title
 
 
 def _one_work(entries: list[Reference]) -> bool:
