@@ -56,7 +56,7 @@ def test_latex_project_with_a_zotero_library_in_the_browser(
     assert not toggle.is_checked()
     with page.expect_response(lambda r: r.request.method == "PATCH") as patched:
         toggle.check()
-    assert patched.value.json() == {"open_access_lookup": True}
+    assert patched.value.json() == {"open_access_lookup": True, "verify_references": False}
     page.reload()
     expect(page.locator("[data-testid=open-access-lookup]")).to_be_checked()
     with page.expect_response(lambda r: r.request.method == "PATCH"):

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from citeproof.db.embedded import EmbeddedPostgres
+from citeproof.devkit.journey import outcome
 from citeproof.devkit.library_run import CLAIM_PREFIX, DEMO, LIBRARY, NUMBERS, expected_links
 from citeproof.devkit.pdfgen.corpus import render_corpus
 from citeproof.pipeline import SOURCE_MISSING
@@ -66,9 +67,10 @@ def _assert_links(report: dict, number_of, missing: str | None = None) -> None:
         source = citation["source"]
         if pdf is None or pdf == missing:
             assert source is None, citation
-            assert citation["verdict"]["label"] == SOURCE_MISSING
+            label, rationale = outcome(citation)
+            assert label == SOURCE_MISSING
             if missing is not None and pdf == missing:
-                assert missing in citation["verdict"]["rationale"]
+                assert missing in rationale
         else:
             assert source is not None and source["filename"] == pdf, citation
             assert source["link_method"].endswith("+attachment"), source

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citeproof.devkit.journey import client, report, submit_thesis, wait_for_run
+from citeproof.devkit.journey import client, outcome, report, submit_thesis, wait_for_run
 from citeproof.devkit.pdfgen.front_matter import assert_no_front_matter_quotes
 from citeproof.devkit.pdfgen.source import parse_source
 from citeproof.pipeline import LABELS_NEEDING_QUOTE, SOURCE_MISSING
@@ -44,9 +44,10 @@ def test_sample_thesis_is_verified_end_to_end(stack_url, api_token, demo_pdfs) -
     assert len(citations) == len(expected), [c["claim"][:60] for c in citations]
     labels = {c["reference"]["label"]: [] for c in citations}
     for c in citations:
-        labels[c["reference"]["label"]].append(c["verdict"]["label"])
-        assert c["verdict"]["label"], c
-        if c["verdict"]["label"] in LABELS_NEEDING_QUOTE:
+        label, _ = outcome(c)
+        labels[c["reference"]["label"]].append(label)
+        assert label, c
+        if label in LABELS_NEEDING_QUOTE:
             assert c["verdict"]["quote"], c  # asserted verdicts carry a verbatim quote
             assert c["verdict"]["quote_page"] is not None, c
     # References [6] and [7] have no uploaded source.

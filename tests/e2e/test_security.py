@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from citeproof.auth import create_token, create_user, revoke_token
-from citeproof.devkit.journey import client, report, wait_for_run
+from citeproof.devkit.journey import client, outcome, report, wait_for_run
 from citeproof.devstack import DevStack
 from citeproof.pipeline import VERDICT_LABELS
 from tests.e2e.badinput import corpus
@@ -315,12 +315,9 @@ def test_prompt_injection_in_a_source_changes_neither_format_nor_other_verdicts(
     for key, clean in baseline.items():
         attacked = injected[key]
         # The report's shape is the same with the injected source in play.
-        assert (
-            attacked.keys() == clean.keys()
-            and attacked["verdict"].keys() == clean["verdict"].keys()
-        )
+        assert attacked.keys() == clean.keys()
         if key[1] == INJECTED_LABEL:
-            assert clean["verdict"]["label"] == "source_missing"
+            assert outcome(clean)[0] == "source_missing"
             assert attacked["source"]["document_id"] == alice.injected_source_id
             continue
         assert attacked["verdict"]["label"] == clean["verdict"]["label"], key
@@ -329,6 +326,9 @@ def test_prompt_injection_in_a_source_changes_neither_format_nor_other_verdicts(
     texts: dict[str, str] = {}
     for citation in alice.injected["citations"]:
         verdict = citation["verdict"]
+        if verdict is None:  # a pipeline label reported as its finding (report v2)
+            assert outcome(citation)[0] in VERDICT_LABELS, citation
+            continue
         assert verdict["label"] in VERDICT_LABELS, verdict
         assert 0.0 <= verdict["confidence"] <= 1.0, verdict
         if verdict["quote"]:

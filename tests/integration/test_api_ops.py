@@ -37,7 +37,13 @@ async def test_healthz_and_readyz(pool, db_settings):
             "status": "ready",
             "database": True,
             "pending_migrations": [],
-            "workers": {"parse": False, "plan": False, "retrieve": False, "judge": True},
+            "workers": {
+                "parse": False,
+                "plan": False,
+                "retrieve": False,
+                "judge": True,
+                "verify": False,
+            },
             "unavailable": {},
             "parser_sandbox": [],
         }

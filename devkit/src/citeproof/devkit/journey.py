@@ -52,3 +52,19 @@ def wait_for_run(http: httpx.Client, run_id: str, timeout: float = 600.0) -> dic
 
 def report(http: httpx.Client, run_id: str, fmt: str = "json") -> httpx.Response:
     return http.get(f"/v1/runs/{run_id}/report", params={"format": fmt})
+
+
+def outcome(citation: dict) -> tuple[str | None, str]:
+    """(label, rationale) of one report citation, whichever way the report carries it: the
+    judge's verdict, or — for the pipeline's labels that are findings (source_missing, ...),
+    which report v2 gives no verdict — the label its finding's rule stands for and the
+    finding's message. (None, "") while the citation is not judged yet."""
+    from citeproof.pipeline import LABEL_FINDINGS
+
+    if citation.get("verdict"):
+        return citation["verdict"]["label"], citation["verdict"]["rationale"]
+    by_code = {rule.code: label for label, rule in LABEL_FINDINGS.items()}
+    for finding in citation.get("findings", []):
+        if finding["rule"] in by_code:
+            return by_code[finding["rule"]], finding["message"]
+    return None, ""
