@@ -123,10 +123,14 @@ def _root_owned_copy(packaged: Path) -> Path:
     world-readable, to a place the server user can reach whatever protects the checkout."""
     install = packaged.parent
     site = install.parents[1]
-    postgres = (packaged / "postgres").stat()
-    key = hashlib.sha1(
-        f"{install.resolve()}:{postgres.st_size}:{postgres.st_mtime_ns}".encode()
-    ).hexdigest()[:12]
+    # Keyed by the server binary and every extension library: `make setup` replaces the wheel's
+    # vector.so with a portable build (mk/pgvector.mk), and a copy made before that must not be
+    # reused after it.
+    stamps = [f"{install.resolve()}"]
+    for library in [packaged / "postgres", *sorted((install / "lib" / "postgresql").glob("*.so"))]:
+        stat_result = library.stat()
+        stamps.append(f"{library.name}:{stat_result.st_size}:{stat_result.st_mtime_ns}")
+    key = hashlib.sha1(":".join(stamps).encode()).hexdigest()[:12]
     target = ROOT_BINARIES_DIR / key
     bin_dir = target / install.parent.name / install.name / packaged.name
     if (target / ".complete").exists():
