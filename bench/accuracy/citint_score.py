@@ -10,8 +10,11 @@ every gold class. Binary: accurate (``supported``) against not accurate (the oth
 * 3-class and binary macro-F1 with that rule (an undecided verdict counts against recall);
 * ROC-AUC, accurate vs not, of P(supported) = 1 - problem probability;
 * answered: share of verdicts that are not ``needs_review``;
-* expected calibration error of the top label (its stated probability against whether it is
-  right; for an undecided verdict the label it leans to) over equal-count deciles, with the table;
+* expected calibration error of the top label (the most probable label's probability against
+  whether it is right) over equal-count deciles, with the table; and, where a judge decides
+  otherwise than by the most probable label (the local judge's decision weights), the same of
+  the label it states (for an undecided verdict the label it leans to) with that label's
+  probability (``ece_stated_label``);
 * 95% bootstrap intervals (citations resampled, seeded) for each figure.
 """
 
@@ -98,6 +101,8 @@ class Scored:
         p_supported: Sequence[float],
         top_labels: Sequence[str],
         top_confidence: Sequence[float],
+        stated_labels: Sequence[str] | None = None,
+        stated_confidence: Sequence[float] | None = None,
     ) -> None:
         self.gold = np.array([GOLD.index(g) for g in gold])
         self.predicted = np.array(
@@ -108,19 +113,32 @@ class Scored:
             [GOLD.index(CLAIMS[label]) if label in CLAIMS else -1 for label in top_labels]
         )
         self.top_confidence = np.asarray(top_confidence, dtype=float)
+        self.stated = (
+            None
+            if stated_labels is None
+            else np.array(
+                [GOLD.index(CLAIMS[label]) if label in CLAIMS else -1 for label in stated_labels]
+            )
+        )
+        self.stated_confidence = (
+            None if stated_confidence is None else np.asarray(stated_confidence, dtype=float)
+        )
 
     def figures(self, index: np.ndarray | None = None) -> dict[str, float]:
         i = np.arange(len(self.gold)) if index is None else index
         gold, predicted = self.gold[i], self.predicted[i]
         accurate = gold == 0
         binary_pred = np.where(predicted == -1, -1, (predicted != 0).astype(int))
-        return {
+        figures = {
             "macro_f1_3class": _macro_f1(gold, predicted, (0, 1, 2)),
             "macro_f1_binary": _macro_f1((~accurate).astype(int), binary_pred, (0, 1)),
             "roc_auc": roc_auc(accurate, self.p_supported[i]),
             "answered": float(np.mean(predicted != -1)),
             "ece_top_label": ece(self.top_confidence[i], self.top[i] == gold),
         }
+        if self.stated is not None and self.stated_confidence is not None:
+            figures["ece_stated_label"] = ece(self.stated_confidence[i], self.stated[i] == gold)
+        return figures
 
     def report(self, rounds: int = BOOTSTRAP_ROUNDS, seed: int = BOOTSTRAP_SEED) -> dict:
         point = self.figures()

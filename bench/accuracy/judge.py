@@ -42,14 +42,22 @@ from citeproof.contracts.judging import JudgeRequest, Verdict
 from citeproof.devkit.citint import Citation, document_requests, load_citations
 from citeproof.judge import cues
 from citeproof.judge.backend import build_backend
-from citeproof.judge.bands import label_problem_probability
+from citeproof.judge.bands import UNDECIDED_PROBLEM_PROBABILITY, label_problem_probability
+from citeproof.judge.errors import JudgeBackendError
 from citeproof.judge.reading import relevance
 from citeproof.judge.settings import load_judge_settings
-from citeproof.pipeline import BANDS, CONTRADICTED, LIKELY_PROBLEM, SUPPORTED
+from citeproof.pipeline import BANDS, CONTRADICTED, JUDGE_ERROR, LIKELY_PROBLEM, SUPPORTED
 
 BENCH_SEED: Final = 27
 LEVELS: Final = ("pair", "document")
-FIGURES: Final = ("macro_f1_3class", "macro_f1_binary", "roc_auc", "answered", "ece_top_label")
+FIGURES: Final = (
+    "macro_f1_3class",
+    "macro_f1_binary",
+    "roc_auc",
+    "answered",
+    "ece_top_label",
+    "ece_stated_label",
+)
 OVERLAP_GRID: Final = np.round(np.arange(0.0, 1.001, 0.01), 2)
 
 
@@ -90,11 +98,26 @@ class Judged:
         self.p_supported: list[float] = []
         self.top: list[str] = []
         self.top_confidence: list[float] = []
+        # The label the judge states (for needs_review the one it leans to) and its probability.
+        self.stated: list[str] = []
+        self.stated_confidence: list[float] = []
         self.bands: list[str | None] = []
         self.pairs_read = 0
         self.cpu_seconds = 0.0
+        # Citations the backend gave no verdict for (an LLM's reply that stayed malformed
+        # after its repair request): wrong in every figure, as the judge stage records them.
+        self.failures: list[str] = []
 
-    def add(self, verdict: Verdict, top: str, confidence: float) -> None:
+    def add(
+        self,
+        verdict: Verdict,
+        top: str,
+        confidence: float,
+        stated: str | None = None,
+        stated_confidence: float | None = None,
+    ) -> None:
+        """``top``/``confidence``: the most probable label and its probability; ``stated``: the
+        label the verdict states or leans to, with its probability (default: the top one)."""
         self.labels.append(verdict.label)
         problem = verdict.problem_probability
         if problem is None:
@@ -103,6 +126,23 @@ class Judged:
         self.bands.append(verdict.band)
         self.top.append(top)
         self.top_confidence.append(confidence)
+        self.stated.append(top if stated is None else stated)
+        self.stated_confidence.append(
+            confidence if stated_confidence is None else stated_confidence
+        )
+
+    def add_failure(self, error: JudgeBackendError) -> None:
+        """A citation the backend could not judge: ``judge_error``, which claims no gold class
+        (wrong in both macro-F1s, not answered), P(supported) 0.5 (says nothing either way)
+        and no band; its top label is wrong at stated probability 0."""
+        self.labels.append(JUDGE_ERROR)
+        self.p_supported.append(1.0 - UNDECIDED_PROBLEM_PROBABILITY)
+        self.bands.append(None)
+        self.top.append(JUDGE_ERROR)
+        self.top_confidence.append(0.0)
+        self.stated.append(JUDGE_ERROR)
+        self.stated_confidence.append(0.0)
+        self.failures.append(f"{type(error).__name__}: {str(error)[:200]}")
 
     def band_figures(self, citations: Sequence[Citation]) -> dict:
         """What each band holds: the share of citations, and how often they were accurate;
@@ -129,7 +169,7 @@ class Judged:
     def scored(self, citations: Sequence[Citation]) -> Scored:
         return Scored(
             [c.label for c in citations], self.labels, self.p_supported, self.top,
-            self.top_confidence,
+            self.top_confidence, self.stated, self.stated_confidence,
         )  # fmt: skip
 
 
@@ -139,19 +179,33 @@ def judge_local(backend: Any, requests: Sequence[JudgeRequest]) -> Judged:
     started = time.process_time()
     for request in requests:
         verdict, decision = backend.judge_with_decision(request)
-        judged.add(verdict, decision.leading, decision.confidence)
-        judged.pairs_read += len(decision.reading.windows) if decision.reading else 0
+        # The most probable label (the probabilities' calibration) and the label the decision
+        # weights chose (the stated one's).
+        top = max(decision.probabilities, key=decision.probabilities.__getitem__, default=None)
+        if top is None:  # no evidence text: a fixed verdict without probabilities
+            judged.add(verdict, verdict.label, verdict.confidence)
+        else:
+            judged.add(
+                verdict, top, decision.probabilities[top], decision.leading, decision.confidence
+            )
+        # Every pair either reader read: the windows and the single sentences.
+        reading = decision.reading
+        judged.pairs_read += len(reading.windows) + len(reading.sentence_texts) if reading else 0
     judged.cpu_seconds = time.process_time() - started
     return judged
 
 
 def judge_remote(backend: Any, requests: Sequence[JudgeRequest], concurrency: int) -> Judged:
-    async def run() -> list[Verdict]:
+    async def run() -> list[Verdict | JudgeBackendError]:
         semaphore = asyncio.Semaphore(concurrency)
 
-        async def one(request: JudgeRequest) -> Verdict:
+        async def one(request: JudgeRequest) -> Verdict | JudgeBackendError:
             async with semaphore:
-                return await backend.judge(request)
+                try:
+                    return await backend.judge(request)
+                except JudgeBackendError as error:
+                    # One citation's bad reply is that citation's failure, not the run's.
+                    return error
 
         try:
             return await asyncio.gather(*(one(r) for r in requests))
@@ -159,8 +213,11 @@ def judge_remote(backend: Any, requests: Sequence[JudgeRequest], concurrency: in
             await backend.aclose()
 
     judged = Judged()
-    for verdict in asyncio.run(run()):
-        judged.add(verdict, verdict.label, verdict.confidence)
+    for answer in asyncio.run(run()):
+        if isinstance(answer, JudgeBackendError):
+            judged.add_failure(answer)
+        else:
+            judged.add(answer, answer.label, answer.confidence)
     return judged
 
 
@@ -194,7 +251,9 @@ def print_table(level: str, rows: dict[str, dict]) -> None:
     for name, report in rows.items():
         cells = []
         for figure in FIGURES:
-            value, (low, high) = report[figure], report["ci95"][figure]
+            # A figure a judge has no data for (the stated label of one that states its top
+            # label) is n/a.
+            value, (low, high) = report.get(figure), report["ci95"].get(figure, (None, None))
             cells.append(
                 "n/a" if value is None or (isinstance(value, float) and math.isnan(value))
                 else f"{value:.3f} [{low:.3f}, {high:.3f}]"
@@ -261,6 +320,9 @@ def main() -> int:
                 build_backend(settings), requests[level], settings.llm_concurrency
             )
         rows = {f"this judge ({backend.name})": judged.scored(citations).report()}
+        if judged.failures:
+            results.setdefault("failed_verdicts", {})[level] = judged.failures
+            print(f"  {len(judged.failures)} citation(s) got no verdict: {judged.failures[0]}")
         bands = judged.band_figures(citations)
         results.setdefault("bands", {})[level] = bands
         if threshold is not None:

@@ -7,9 +7,12 @@
    its cited document) and, per epoch, a seeded sample of the NLI pairs of the earlier judge
    (Check-COVID train less a held quarter of its abstracts, mined negatives, counterfactuals,
    HealthVer dev, COVID-Fact train).
-3. ``--stage calibrate``: export the cross-encoder to ONNX int8, and fit the aggregator, its
-   temperature and the band limits out of fold on the calibration papers at pair and document
-   level (``calibrate.py``); writes the model files into the judge package.
+3. ``--stage calibrate``: export the cross-encoder to ONNX int8 (or, ``--shipped-reader``, take
+   the one the package ships), read every calibration example with it and with the second
+   reader (the earlier Check-COVID sentence reader the package ships), and fit the aggregator
+   over both, its temperature, the decision weights and the band limits out of fold on the
+   calibration papers at pair and document level and Check-COVID's held training abstracts
+   (``calibrate.py``); writes the model files into the judge package.
 """
 
 from __future__ import annotations
@@ -93,6 +96,11 @@ def main() -> int:
     parser.add_argument(
         "--target-dir", type=Path, default=None, help="write the model here, not into the package"
     )
+    parser.add_argument(
+        "--shipped-reader",
+        action="store_true",
+        help="calibrate over the reader the package ships, not a checkpoint in --work-dir",
+    )
     args = parser.parse_args()
     if not (args.data / "checkcovid").is_dir():
         print(f"training data not found under {args.data}", file=sys.stderr)
@@ -138,6 +146,7 @@ def main() -> int:
             threads=args.threads,
             target_dir=args.target_dir,
             precisions=tuple(args.precisions.split(",")),
+            shipped_reader=args.shipped_reader,
         )
     print(f"done in {(time.perf_counter() - started) / 60:.1f} min")
     return 0

@@ -75,6 +75,17 @@ LABELS: Final = (SUPPORTED, UNSUPPORTED, CONTRADICTED)
 HEADS: Final = ("citint", "nli")
 OUTPUTS: Final = len(HEADS) * len(LABELS)
 
+# The second reader: the judge's earlier cross-encoder, MiniLM-L6 fine-tuned on Check-COVID claims
+# against single abstract sentences (with mined negatives and negation / direction / number
+# counterfactuals), one NLI head. It sees the minimal edits of a claim (another number, a
+# negation) that the reader above, trained mostly on real citing sentences, does not; it reads
+# a claim against one or two sentences at a time in a shorter window. Same vocabulary and
+# tokenizer file as the reader above.
+SENTENCE_READER_PATH: Final = MODELS_DIR / "sentence_reader_int8.onnx"
+SENTENCE_READER_MAX_TOKENS: Final = 160
+SENTENCE_READER_SHORTENED_CLAIM_TOKENS: Final = 104
+SENTENCE_READER_HEADS: Final = ("nli",)
+
 
 class CrossEncoder:
     """Scores (claim, evidence) pairs; thread-safe (ONNX Runtime sessions are)."""
@@ -85,13 +96,25 @@ class CrossEncoder:
         tokenizer_path: Path = DEFAULT_TOKENIZER_PATH,
         *,
         threads: int = 1,
+        max_tokens: int = MAX_TOKENS,
+        shortened_claim_tokens: int = SHORTENED_CLAIM_TOKENS,
+        heads: Sequence[str] = HEADS,
     ) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 
+        if not 0 < shortened_claim_tokens < max_tokens - SPECIAL_TOKENS:
+            raise ValueError(
+                f"a shortened claim ({shortened_claim_tokens} word pieces) must leave room for "
+                f"evidence in a window of {max_tokens}"
+            )
+        self.max_tokens = max_tokens
+        self._shortened_claim_tokens = shortened_claim_tokens
+        self.heads = tuple(heads)
+        self.outputs = len(self.heads) * len(LABELS)
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.no_padding()
-        self._tokenizer.enable_truncation(max_length=MAX_TOKENS, strategy="only_second")
+        self._tokenizer.enable_truncation(max_length=max_tokens, strategy="only_second")
         # Measures a claim alone, untruncated (the pair tokenizer above would cut it).
         self._measure = Tokenizer.from_file(str(tokenizer_path))
         self._measure.no_padding()
@@ -109,7 +132,12 @@ class CrossEncoder:
     def claim_to_read(self, claim: str) -> ClaimRead:
         """The claim whole when the window leaves its evidence a word piece, else its start."""
         with self._lock:
-            return cut_claim(self._measure, claim)
+            return cut_claim(
+                self._measure,
+                claim,
+                max_tokens=self.max_tokens,
+                shortened_tokens=self._shortened_claim_tokens,
+            )
 
     def count_tokens(self, text: str) -> int:
         """Word pieces of ``text`` alone (no special tokens)."""
@@ -118,7 +146,7 @@ class CrossEncoder:
 
     def evidence_budget(self, claim_read: str) -> int:
         """Word pieces left for the evidence beside a claim as read (``claim_to_read``)."""
-        return max(MAX_TOKENS - SPECIAL_TOKENS - self.count_tokens(claim_read), 1)
+        return max(self.max_tokens - SPECIAL_TOKENS - self.count_tokens(claim_read), 1)
 
     def _encode(self, claim: str, evidence: str) -> dict[str, np.ndarray]:
         with self._lock:
@@ -131,15 +159,27 @@ class CrossEncoder:
         return {name: value for name, value in feed.items() if name in self._inputs}
 
     def logits(self, claim: str, evidences: Sequence[str]) -> np.ndarray:
-        """Raw logits, shape (len(evidences), ``OUTPUTS``): ``LABELS`` per head. A claim too
-        long for the window is read shortened (``claim_to_read``)."""
+        """Raw logits, shape (len(evidences), ``self.outputs``): ``LABELS`` per head. A claim
+        too long for the window is read shortened (``claim_to_read``)."""
         claim = self.claim_to_read(claim).text
         rows = [self._session.run(None, self._encode(claim, text))[0][0] for text in evidences]
-        return np.asarray(rows, dtype=np.float64).reshape(len(evidences), OUTPUTS)
+        return np.asarray(rows, dtype=np.float64).reshape(len(evidences), self.outputs)
 
     def probabilities(self, claim: str, evidences: Sequence[str]) -> np.ndarray:
         """Per evidence text, each head's probabilities (a softmax per head), side by side."""
-        logits = self.logits(claim, evidences).reshape(len(evidences), len(HEADS), len(LABELS))
+        logits = self.logits(claim, evidences).reshape(len(evidences), len(self.heads), len(LABELS))
         logits -= logits.max(axis=2, keepdims=True)
         exp = np.exp(logits)
-        return (exp / exp.sum(axis=2, keepdims=True)).reshape(len(evidences), OUTPUTS)
+        return (exp / exp.sum(axis=2, keepdims=True)).reshape(len(evidences), self.outputs)
+
+
+def sentence_reader(threads: int = 1, model_path: Path = SENTENCE_READER_PATH) -> CrossEncoder:
+    """The second reader (``SENTENCE_READER_PATH``) with its window and single head."""
+    return CrossEncoder(
+        model_path,
+        DEFAULT_TOKENIZER_PATH,
+        threads=threads,
+        max_tokens=SENTENCE_READER_MAX_TOKENS,
+        shortened_claim_tokens=SENTENCE_READER_SHORTENED_CLAIM_TOKENS,
+        heads=SENTENCE_READER_HEADS,
+    )

@@ -13,12 +13,14 @@ answers ``partially_supported``.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
 import msgspec
+import numpy as np
 
 from citeproof.contracts.judging import (
     CONTRADICTED,
@@ -32,6 +34,7 @@ from citeproof.contracts.judging import (
 from citeproof.judge import metrics
 from citeproof.judge.bands import band_of
 from citeproof.judge.cross_encoder import CrossEncoder
+from citeproof.judge.cross_encoder import sentence_reader as make_sentence_reader
 from citeproof.judge.passages import prepare_passages
 from citeproof.judge.quotes import verify_quote
 from citeproof.judge.reading import (
@@ -49,6 +52,13 @@ BACKEND_NAME: Final = "local"
 FEATURES_VERSION: Final = "reading-2"
 # Confidence of "unsupported" when there is no evidence text at all to judge.
 NO_EVIDENCE_CONFIDENCE: Final = 0.9
+
+
+class Readers(msgspec.Struct, frozen=True):
+    """The two cross-encoders the judge reads with (``reading.read``)."""
+
+    windows: CrossEncoder  # the reader of whole windows (Citation-Integrity and NLI heads)
+    sentences: CrossEncoder  # the reader of single sentences (Check-COVID NLI)
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -72,13 +82,14 @@ class Decision(msgspec.Struct, frozen=True):
 
 def decide(
     model: ReadingJudgeModel,
-    cross_encoder: CrossEncoder,
+    readers: Readers,
     request: JudgeRequest,
     passages: Sequence[Passage],
     undecided_below: float,
 ) -> Decision:
     reading = read(
-        cross_encoder,
+        readers.windows,
+        readers.sentences,
         request.claim,
         passages,
         marker_works=request.marker_works,
@@ -92,12 +103,24 @@ def decide(
         )  # fmt: skip
     probs = model.probabilities([reading.features])[0]
     by_label = {label: float(p) for label, p in zip(model.labels, probs, strict=True)}
-    top = max(by_label, key=by_label.__getitem__)
+    shares = model.decision_shares(probs)[0]
+    decided = model.labels[int(np.argmax(shares))]
     problem = 1.0 - by_label[SUPPORTED]
     band = band_of(problem, model.bands)
-    # Undecided only when no label is more likely than not; never a label withheld.
-    label = NEEDS_REVIEW if by_label[top] < undecided_below else top
-    return Decision(label, by_label[top], by_label, reading, problem, band, top)
+    # Undecided only when no label leads on the decision's scale; never a label withheld. The
+    # confidence is the decided label's calibrated probability.
+    label = NEEDS_REVIEW if float(shares.max()) < undecided_below else decided
+    return Decision(label, by_label[decided], by_label, reading, problem, band, decided)
+
+
+def model_digest(model_path: Path, model: ReadingJudgeModel) -> str:
+    """SHA-256 over both readers' graphs (as the model file records them) and the aggregator
+    file itself."""
+    digest = hashlib.sha256()
+    digest.update(model.cross_encoder_sha256.encode())
+    digest.update(model.sentence_reader_sha256.encode())
+    digest.update(model_path.read_bytes())
+    return digest.hexdigest()
 
 
 def _leading(probabilities: dict[str, float]) -> str:
@@ -167,18 +190,23 @@ class LocalBackend:
         max_passage_chars: int,
         threads: int = 1,
         cross_encoder: CrossEncoder | None = None,
+        sentence_reader: CrossEncoder | None = None,
     ) -> None:
         self._model = load_reading_model(model_path)
         self._cross_encoder = cross_encoder or CrossEncoder(threads=threads)
+        self._readers = Readers(
+            self._cross_encoder, sentence_reader or make_sentence_reader(threads=threads)
+        )
         # The model's own limit unless an operator sets another (0 = never undecided).
         self._undecided_below = (
             self._model.undecided_below if abstain_below is None else abstain_below
         )
         self._max_passages = max_passages
         self._max_passage_chars = max_passage_chars
-        # Names what produced the verdict, down to the shipped weights (a retrained model is
-        # another model for the verdict cache).
-        self.model = f"minilm-cross-encoder@{self._model.cross_encoder_sha256[:10]}"
+        # Names what produced the verdict, down to the shipped weights and the aggregator that
+        # decides over them (a retrained or recalibrated model is another model for the
+        # verdict cache).
+        self.model = f"minilm-two-readers@{model_digest(model_path, self._model)[:10]}"
 
     def _passages(self, request: JudgeRequest) -> list[Passage]:
         return prepare_passages(request.passages, self._max_passages, self._max_passage_chars)
@@ -187,7 +215,7 @@ class LocalBackend:
         """The judge's decision with all label probabilities (for inspection and tests)."""
         return decide(
             self._model,
-            self._cross_encoder,
+            self._readers,
             request,
             self._passages(request),
             self._undecided_below,
@@ -200,9 +228,7 @@ class LocalBackend:
         """The verdict and the decision behind it (benchmarks read the leading label)."""
         started = time.perf_counter()
         passages = self._passages(request)
-        decision = decide(
-            self._model, self._cross_encoder, request, passages, self._undecided_below
-        )
+        decision = decide(self._model, self._readers, request, passages, self._undecided_below)
         quote = None
         quote_rank = None
         if decision.reading is not None:

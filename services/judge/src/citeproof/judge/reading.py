@@ -39,9 +39,14 @@ from citeproof.judge.bands import BandLimits
 from citeproof.judge.evidence import EvidenceSentence, evidence_sentences
 from citeproof.text.quantities import compare_quantities
 
-MODEL_FORMAT_VERSION: Final = 3
+MODEL_FORMAT_VERSION: Final = 4
 # Windows read per citation: a document that fits is one; a long source's best sentences two.
 MAX_WINDOWS: Final = 2
+# Texts the second reader (``cross_encoder.sentence_reader``) reads per citation: the sentences
+# sharing most of the claim's words, each alone, and the best two together (evidence is often two
+# sentences: a finding and its number). Its training situation: a claim against one or two
+# sentences.
+MAX_SENTENCES_READ: Final = 5
 # Cross-encoder outputs: per head (Citation-Integrity, NLI) supported, unsupported, contradicted.
 CE_SUPPORTED, CE_UNSUPPORTED, CE_CONTRADICTED = 0, 1, 2
 CITINT_HEAD, NLI_HEAD = 0, 1
@@ -71,6 +76,13 @@ AGGREGATE_FEATURES: Final = (
     "windows_read",
     "vector_max",
     "has_vector",
+    # The second reader (one head: supported / not settled / contradicted) over its sentences.
+    "sent_sup_max",
+    "sent_con_max",
+    "sent_uns_min",
+    "sent_sup_top",
+    "sent_con_top",
+    "sent_sup_minus_con_max",
 )
 
 
@@ -89,6 +101,9 @@ class Reading(msgspec.Struct, frozen=True):
     # Per window: both heads' probabilities (``cross_encoder.OUTPUTS`` order).
     probabilities: list[list[float]]
     features: list[float]
+    # What the second reader read (``sentence_texts``) and its probabilities per text.
+    sentence_texts: list[Window] = []
+    sentence_probabilities: list[list[float]] = []
     # The window the judge found most on topic (its verdict rests on it).
     best: int = 0
     # Words of the claim the cross-encoder read, of how many (fewer for a claim too long for
@@ -144,6 +159,42 @@ def windows(
     return result
 
 
+def sentence_texts(claim: str, sentences: Sequence[EvidenceSentence]) -> list[Window]:
+    """What the second reader reads: the ``MAX_SENTENCES_READ`` sentences sharing most of the
+    claim's words (the retriever's order breaks ties), each alone, then the best two together
+    in source order."""
+    claim_stems = cues.content_stems(claim)
+    ranks = sorted({s.passage_rank for s in sentences})
+    ranked = sorted(
+        range(len(sentences)),
+        key=lambda i: (
+            -round(relevance(claim_stems, sentences[i].text), 1),
+            ranks.index(sentences[i].passage_rank),
+            i,
+        ),
+    )[:MAX_SENTENCES_READ]
+    result = [_window(sentences, (i,)) for i in ranked]
+    if len(ranked) >= 2:
+        result.append(_window(sentences, sorted(ranked[:2])))
+    return result
+
+
+def sentence_features(probs: np.ndarray) -> list[float]:
+    """The second reader's features over its texts (``probs``: one row of supported /
+    unsupported / contradicted per text): best support, strongest contradiction, least
+    irrelevance, support and contradiction of the text most on topic, and the widest margin of
+    support over contradiction."""
+    top = int(np.argmin(probs[:, CE_UNSUPPORTED]))
+    return [
+        float(probs[:, CE_SUPPORTED].max()),
+        float(probs[:, CE_CONTRADICTED].max()),
+        float(probs[:, CE_UNSUPPORTED].min()),
+        float(probs[top, CE_SUPPORTED]),
+        float(probs[top, CE_CONTRADICTED]),
+        float((probs[:, CE_SUPPORTED] - probs[:, CE_CONTRADICTED]).max()),
+    ]
+
+
 def _window(sentences: Sequence[EvidenceSentence], members: Sequence[int]) -> Window:
     return Window(" ".join(sentences[i].text for i in members), tuple(members))
 
@@ -163,9 +214,11 @@ def aggregate_features(
     marker_works: int = 1,
     other_markers: int = 0,
     vector_scores: Sequence[float] = (),
+    sentence_probs: np.ndarray,
 ) -> list[float]:
     """``probs``: per window, both heads' probabilities. ``vector_scores``: the retriever's
-    claim/passage embedding similarities, when it gave them."""
+    claim/passage embedding similarities, when it gave them. ``sentence_probs``: the second
+    reader's probabilities per text it read."""
     claim_stems = cues.content_stems(claim)
     cit = probs[best, :3]
     nli = probs[best, 3:6]
@@ -199,18 +252,21 @@ def aggregate_features(
         float(len(chosen)),
         max(vector_scores, default=0.0),
         float(bool(vector_scores)),
+        *sentence_features(sentence_probs),
     ]
 
 
 def read(
     cross_encoder: Any,
+    sentence_reader: Any,
     claim: str,
     passages: Sequence[Passage],
     *,
     marker_works: int = 1,
     other_markers: int = 0,
 ) -> Reading | None:
-    """Read the claim against the passages' sentences; None when there is no evidence text."""
+    """Read the claim against the passages' sentences with both readers (``cross_encoder``:
+    windows; ``sentence_reader``: single sentences); None when there is no evidence text."""
     sentences = evidence_sentences(passages)
     if not sentences:
         return None
@@ -224,10 +280,14 @@ def read(
     probs = cross_encoder.probabilities(claim, [w.text for w in chosen])
     # The window most on topic: the one Citation-Integrity's head finds least irrelevant.
     best = int(np.argmin(probs[:, CE_UNSUPPORTED]))
+    singles = sentence_texts(claim, sentences)
+    sentence_probs = sentence_reader.probabilities(claim, [t.text for t in singles])
     return Reading(
         sentences=sentences,
         windows=chosen,
         probabilities=probs.round(6).tolist(),
+        sentence_texts=singles,
+        sentence_probabilities=sentence_probs.round(6).tolist(),
         best=best,
         claim_words_read=claim_read.words_read,
         claim_words=claim_read.words,
@@ -241,6 +301,7 @@ def read(
             marker_works=marker_works,
             other_markers=other_markers,
             vector_scores=[p.vector_score for p in passages if p.vector_score is not None],
+            sentence_probs=sentence_probs,
         ),
     )
 
@@ -266,12 +327,21 @@ class ReadingJudgeModel(msgspec.Struct, frozen=True, kw_only=True):
     weights: list[list[float]]
     bias: list[float]
     temperature: float
-    # Below this calibrated probability of its most probable label the judge is undecided
-    # (needs_review); one value for every label, never a label withheld.
+    # The label is the one with the largest weighted probability (one weight per label, row
+    # order of ``weights``): a decision as if the labels were this much more or less common
+    # than in the calibration data, chosen on training folds for macro-F1 (a missed problem
+    # costs more than a false alarm where most citations are accurate). The probabilities stay
+    # the calibrated ones.
+    decision_weights: list[float]
+    # Undecided (needs_review) when the decided label's share of the weighted probabilities is
+    # below this: no label more likely than not, on the decision's scale; one value for every
+    # label, never a label withheld.
     undecided_below: float
     # Risk band limits, chosen on training folds (docs/judge.md).
     bands: BandLimits
     cross_encoder_sha256: str
+    # The second reader's graph (``cross_encoder.SENTENCE_READER_PATH``) it was fitted on.
+    sentence_reader_sha256: str
     training: dict[str, Any]
 
     def probabilities(self, features: Sequence[Sequence[float]]) -> np.ndarray:
@@ -283,6 +353,12 @@ class ReadingJudgeModel(msgspec.Struct, frozen=True, kw_only=True):
         scaled -= scaled.max(axis=1, keepdims=True)
         exp = np.exp(scaled)
         return exp / exp.sum(axis=1, keepdims=True)
+
+    def decision_shares(self, probabilities: np.ndarray) -> np.ndarray:
+        """The calibrated probabilities weighted by ``decision_weights``, each row summing to 1:
+        the decided label is the largest, and its share says how decided it is."""
+        weighted = np.atleast_2d(probabilities) * np.asarray(self.decision_weights)
+        return weighted / weighted.sum(axis=1, keepdims=True)
 
 
 class ReadingModelError(ValueError):
@@ -304,6 +380,8 @@ def load_reading_model(path: Path) -> ReadingJudgeModel:
         )
     if tuple(model.feature_names) != AGGREGATE_FEATURES:
         raise ReadingModelError(f"{path} was fitted on other features; retrain it")
+    if len(model.decision_weights) != len(model.labels) or min(model.decision_weights) <= 0:
+        raise ReadingModelError(f"{path}: one positive decision weight per label is needed")
     if not 0.0 <= model.bands.fine_below <= model.bands.problem_at <= 1.0:
         raise ReadingModelError(f"{path}: band limits out of order: {model.bands}")
     return model

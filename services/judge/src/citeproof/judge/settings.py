@@ -58,9 +58,9 @@ class JudgeSettings(Settings, frozen=True, kw_only=True):
     local_abstain_below: Annotated[
         float | None,
         doc(
-            "Local judge: when its most probable label's calibrated probability (0..1) is "
-            "below this it says `needs_review`; empty means the model's own (0.5: no label more "
-            "likely than not); 0 never."
+            "Local judge: when its decided label's share of the decision-weighted "
+            "probabilities (0..1) is below this it says `needs_review`; empty means the model's "
+            "own (0.5: no label leads); 0 never."
         ),
     ] = None
     llm_base_url: Annotated[
