@@ -16,6 +16,7 @@ import pytest
 
 from citeproof.devkit.llm_stub import STUB_REPLY, LlmStub
 from citeproof.devkit.seeded import key as k
+from citeproof.devkit.seeded.bearing import bears_on
 from citeproof.devkit.seeded.compose import BuiltThesis, Composer, GeneratorConfig
 from citeproof.devkit.seeded.material import (
     Document,
@@ -221,3 +222,55 @@ def test_the_llm_stub_answers_in_the_judges_reply_shape() -> None:
     content = response.json()["choices"][0]["message"]["content"]
     assert json.loads(content) == STUB_REPLY
     assert parse_reply(content).label == STUB_REPLY["label"]
+
+
+# Theses with every kind active and most citations pinpointed: enough wrong pinpoints that a
+# page picked at random would, now and then, be one that bears on the claim.
+PINPOINTED = GeneratorConfig(
+    theses=8, min_works=6, max_works=8, pinpoint_share=1.0, kind_active_share=1.0
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+
+
+def _page_sentences(pdf: bytes) -> list[list[str]]:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        pages = [document[i].get_textpage().get_text_range() for i in range(len(document))]
+    finally:
+        document.close()
+    # The text layer's line ends, hyphenated ones joined.
+    joined = [
+        re.sub(r"-\s*\n\s*", "", page).replace("\r", " ").replace("\n", " ") for page in pages
+    ]
+    return [[s for s in _SENTENCE_END.split(page) if s.strip()] for page in joined]
+
+
+def test_a_wrong_pinpoint_cites_a_page_that_holds_nothing_bearing_on_the_claim(
+    material: tuple[list[Document], list[str]],
+) -> None:
+    """Issue 25, rule 3: a page-mismatch is a page holding nothing that bears on the claim. A
+    wrong page holding the claim's numbers or a sentence restating it (an abstract's conclusion)
+    is not one, and the rule that stays silent there is right: the generator must not pick it.
+    Read back from the source PDF's text layer, not from the generator's own layout."""
+    documents, filler = material
+    by_key = {document.key: document for document in documents}
+    composer = Composer(documents, filler, 424, PINPOINTED)
+    checked = 0
+    for index in range(PINPOINTED.theses):
+        built = composer.thesis(index)
+        for citation in built.key.citations:
+            if citation.kind != k.WRONG_PINPOINT:
+                continue
+            document = by_key[citation.work]
+            words = set(_words(citation.sentence))
+            claim = max(document.claims, key=lambda c: len(words & set(_words(c.text))))
+            evidence = [document.sentences[i] for i in claim.evidence]
+            attached = next(
+                e.attachment for e in built.key.entries if e.work == citation.work and e.attachment
+            )
+            pages = _page_sentences(built.sources[attached])
+            everything = [sentence for page in pages for sentence in page]
+            for page in citation.cited_pages:
+                assert not bears_on(claim.text, evidence, pages[page], everything), citation
+            checked += 1
+    assert checked >= 20

@@ -54,6 +54,7 @@ from citeproof.devkit.pdfgen.reference_formats import (
     random_entry_format,
 )
 from citeproof.devkit.seeded import key as k
+from citeproof.devkit.seeded.bearing import bears_on
 from citeproof.devkit.seeded.material import CHECKCOVID, Document
 from citeproof.devkit.seeded.sources import (
     FIRST_PAGE_ONE_SHARE,
@@ -220,6 +221,7 @@ class Cite:
     marker_at: int | None = None
     sentence_index: int | None = None  # quoted sentence of the source
     pages: tuple[int, ...] = ()  # PDF pages of its evidence / quotation (0-based)
+    evidence: tuple[int, ...] = ()  # the claim's evidence sentences in its source
     pinpoint: tuple[int, ...] = ()  # PDF pages cited
     kind: str | None = None
     variant: str | None = None
@@ -659,7 +661,8 @@ class Composer:
             for claim in work.doc.claims:
                 pages = _pages_of(rendered, claim.evidence)
                 cite = Cite(work=work, form=k.FORM_CLAIM, text=claim.text,
-                            marker_at=claim.marker_at, pages=pages)  # fmt: skip
+                            marker_at=claim.marker_at, pages=pages,
+                            evidence=claim.evidence)  # fmt: skip
                 cite.narrative = (
                     style == STYLE_AUTHOR_YEAR
                     and claim.marker_at is None
@@ -784,7 +787,13 @@ class Composer:
         if kind == k.NUMBER_CHANGED:
             return cite.form == k.FORM_CLAIM and self._change_number(cite, rng, spec.sentences)
         if kind == k.WRONG_PINPOINT:
-            others = [p for p in range(len(rendered.page_labels)) if p not in cite.pages]
+            # Only a page that holds nothing bearing on the claim (issue 25, rule 3): another
+            # page restating the claim's result is a right page to cite, not a wrong one.
+            others = [
+                p
+                for p in range(len(rendered.page_labels))
+                if p not in cite.pages and not self._bears_on(cite, p)
+            ]
             if cite.form != k.FORM_CLAIM or not cite.pinpoint or not others:
                 return False
             cite.pinpoint = (rng.choice(others),)
@@ -797,6 +806,22 @@ class Composer:
             named = [c for c in self._cites_of[id(cite.work)] if c is not cite and c.kind is None]
             return bool(named)
         return False
+
+    @staticmethod
+    def _bears_on(cite: Cite, page: int) -> bool:
+        """Whether a PDF page of the cited source bears on the claim (`bearing.bears_on`):
+        its sentences, and on the first page the work's title."""
+        spec, rendered = cite.work.source, cite.work.rendered
+        assert spec is not None and rendered is not None
+        held = [
+            sentence
+            for sentence, where in zip(spec.sentences, rendered.sentence_pages, strict=True)
+            if where is not None and where[0] <= page <= where[1]
+        ]
+        if page == 0:
+            held.insert(0, spec.work.title)
+        evidence = [spec.sentences[i] for i in cite.evidence if i < len(spec.sentences)]
+        return bears_on(cite.text, evidence, held, spec.sentences)
 
     def _beyond_list(self, count: int, rng: random.Random) -> list[Cite]:
         """Citations of works the list lacks, numbered past its end (the entry was never added
