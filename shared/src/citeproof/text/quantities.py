@@ -634,6 +634,8 @@ def extract_quantities(text: str) -> tuple[Quantity, ...]:
         kind, factor, last = (raw.kind, 1.0, raw.last)
         if kind is None:
             kind, factor, last = _unit(tokens, raw)
+        if kind is None and _ratio_name(tokens, raw.first) is None:
+            kind, factor = _list_unit(tokens, raws, index)
         consumed = last
         role = VALUE
         prev = tokens[raw.first - 1].lower if raw.first else ""
@@ -718,6 +720,29 @@ def extract_quantities(text: str) -> tuple[Quantity, ...]:
         out.append(_replace(quantity, subtype=subtype) if subtype else quantity)
         index += 1
     return tuple(out)
+
+
+# What may stand between two numbers of a list that prints its unit once, at its end.
+_LIST_SEPARATORS: Final = ([","], ["and"], [",", "and"], ["or"], [",", "or"])
+
+
+def _list_unit(tokens: list[_Token], raws: list[_Raw], index: int) -> tuple[str | None, float]:
+    """The unit a list prints once, after its last number ("5, 6, 12, and 16%", "3.2, 4.5 and
+    6.1 times"): (kind, factor) of the first unit after the bare numbers that follow this one,
+    each separated from the next by a comma, "and" or "or"; (None, 1.0) otherwise."""
+    j = index
+    while j + 1 < len(raws):
+        current, following = raws[j], raws[j + 1]
+        between = [token.lower for token in tokens[current.last + 1 : following.first]]
+        if between not in _LIST_SEPARATORS:
+            break
+        kind, factor = following.kind, 1.0
+        if kind is None:
+            kind, factor, _ = _unit(tokens, following)
+        if kind is not None:
+            return kind, factor
+        j += 1
+    return None, 1.0
 
 
 def _is_range_pair(tokens: list[_Token], first: _Raw, second: _Raw) -> bool:

@@ -28,6 +28,12 @@ n =, fold changes and other ratios, years, durations, counts with what they coun
    value (unless a wrong copy of it); a year without a word or a month near both; counts of
    different things; the writer's own numbers ("we found ...", "we suggest ... over 80
    years"); numbers inside brackets the claim never opened (a sentence cut mid-parenthesis).
+5. **The whole source** (`_source_wide`), where the best-aligned sentences gave no sure
+   conflict: the claim's only value of its kind, stated nowhere in the source, against the one
+   sentence holding a value it is a wrong copy of (digits swapped, or within
+   `WIDE_CLOSE_FACTOR` with a word near both numbers) - a paraphrase whose sentence ranks below
+   others stating values of the kind, or that the retriever did not rank. Not for years, bare
+   numbers, ranges against values, or a claim stating several values of the kind.
 The finding names both numbers and shows the sentence.
 
 Measured on the seeded theses of seeds 11-13 (142 changed numbers, 985 untouched paraphrases,
@@ -161,8 +167,19 @@ CLOSE_YEARS = 10
 # A sentence holding a value the claim's number could be a wrong copy of aligns this much
 # better (among the best-aligned and the retrieved sentences).
 CLOSE_VALUE_BONUS = 0.2
-# A derived value (a complement, a sum, a ratio) may round its result this much.
+# A derived value (a complement, a sum, a ratio) may round its result this much; a round
+# figure (a multiple of this) may stand for it when the claim says "about".
 DERIVED_SHARE = 0.01
+ROUND_FIGURE = 10
+# Looking through the whole source (`_source_wide`): the sentence meant must align with the
+# claim around its number at least this well.
+WIDE_MIN_ALIGNMENT = 0.1
+# ... and the claim's value lie within this factor of the source's (or be its digits swapped),
+# with a word near both numbers (a word four words away from each counts 0.25: a parenthesis
+# after the source's number, "44% (95% confidence interval, 25-69%) of secondary cases",
+# pushes its words that far).
+WIDE_CLOSE_FACTOR = 1.6
+WIDE_MIN_CLOSENESS = 0.25
 
 
 def claim_values(claim: str) -> list[Quantity]:
@@ -395,8 +412,21 @@ def _derived(
         for top, bottom in itertools.permutations(values, 2):
             if bottom:
                 candidates.append(top / bottom * scale)
-    slack = max(quantity.tolerance, DERIVED_SHARE * abs(quantity.value))
+    slack = max(_computed_tolerance(quantity), DERIVED_SHARE * abs(quantity.value))
     return any(abs(value - quantity.value) <= slack for value in candidates)
+
+
+def _computed_tolerance(quantity: Quantity) -> float:
+    """What a value computed from others may be off by: its digits' rounding, also where a word
+    such as "estimated" makes it approximate ("estimated 53%" is no complement of 44%); only a
+    round figure ("about 60%" for 100 - 38) keeps its approximate tolerance."""
+    written = _written(quantity)
+    if quantity.bound != APPROX or not written:
+        return quantity.tolerance
+    decimals = _decimals(quantity.text)
+    if decimals == 0 and written.is_integer() and written % ROUND_FIGURE == 0:
+        return quantity.tolerance
+    return 0.5 * 10.0**-decimals * abs(quantity.value / written)
 
 
 def _plausible_miscopy(quantity: Quantity, theirs: Quantity) -> bool:
@@ -638,12 +668,27 @@ def _unpaired(
 
 def _close_value(quantity: Quantity, theirs: Quantity) -> bool:
     """A value a copying slip could have made of the source's: its digits in another order,
-    within `CLOSE_SHARE` of it, or a year within `CLOSE_YEARS`."""
+    within `CLOSE_SHARE` of it, or a year within `CLOSE_YEARS`; of two ranges sharing one end,
+    the other ends ("eight to 41 minutes" for "8 to 14 min")."""
     if _permuted(quantity, theirs):
         return True
-    if quantity.kind == YEAR:
-        return abs(quantity.value - theirs.value) <= CLOSE_YEARS
-    mine, other = abs(quantity.value), abs(theirs.value)
+    if quantity.low is not None and theirs.low is not None and _ends_agreeing(quantity, theirs):
+        slack = quantity.tolerance + theirs.tolerance
+        end = -1 if abs(quantity.low - theirs.low) <= slack else 0
+        mine, other = (quantity.high, theirs.high) if end else (quantity.low, theirs.low)
+        written = (_FIRST_NUMERAL.findall(quantity.text), _FIRST_NUMERAL.findall(theirs.text))
+        # The changed end's digits as written (a range's end in words has none).
+        legible = all(written) and (end == -1 or all(len(numerals) == 2 for numerals in written))
+        if legible and sorted(_digits(written[0][end])) == sorted(_digits(written[1][end])):
+            return True
+        return _close_number(quantity.kind, mine or 0.0, other or 0.0)
+    return _close_number(quantity.kind, quantity.value, theirs.value)
+
+
+def _close_number(kind: str, mine: float, other: float) -> bool:
+    if kind == YEAR:
+        return abs(mine - other) <= CLOSE_YEARS
+    mine, other = abs(mine), abs(other)
     return min(mine, other) > 0 and max(mine, other) / min(mine, other) <= 1 + CLOSE_SHARE
 
 
@@ -661,6 +706,87 @@ def _listed(texts: Sequence[str]) -> str:
     if len(unique) <= 1:
         return unique[0] if unique else ""
     return ", ".join(unique[:-1]) + " or " + unique[-1]
+
+
+def _source_wide(
+    source: SourceText,
+    quantity: Quantity,
+    near: Near,
+    alignment: np.ndarray,
+    claim_same: Sequence[tuple[Quantity, Near]],
+    by_sentence: Mapping[int, Sequence[Quantity]],
+) -> tuple[int, _Stated] | None:
+    """Where the best-aligned sentences gave no sure conflict: the one value in the whole
+    source the claim's value is a wrong copy of. The claim's value is stated nowhere in the
+    source, and it is the claim's only value of its kind; every sentence stating a same-kind
+    value it could be a copy of (`_wide_copy`, `_conflict`) is a candidate, scored by how well it
+    aligns with the claim around the number and by the words near both numbers; the best is
+    meant when it aligns at least `WIDE_MIN_ALIGNMENT`, holds only that one such value, and
+    is clearly better than any other candidate (by `CLOSER_BY`). A paraphrase's matching
+    sentence that the retriever did not rank, or that states its value among words of its own,
+    is found this way; a number the source states nowhere near the claim's words is not."""
+    if quantity.bound in BOUNDS or _anywhere(source, quantity):
+        return None
+    if len(claim_same) > 1:
+        # Several values of the kind that the best-aligned sentences did not pair: another
+        # study's figures ("46% and 4% in type 1 diabetes, and 25% and 0.5% in type 2"), or
+        # two that could each be the wrong copy ("6 months, 16 months" for "12 months").
+        return None
+    if quantity.kind == YEAR or (quantity.kind == COUNT and not quantity.head):
+        # A year, or a bare number, says too little of what it dates or counts to be matched
+        # with one far from the claim's words ("Yau et al. (2012)" and "in 2010").
+        return None
+    scored: list[tuple[float, int, list[_Stated]]] = []
+    for index, found in by_sentence.items():
+        kind = [other for other in found if _same_kind(quantity, other)]
+        if not kind:
+            continue
+        text = normalise_numerals(source.sentence_text(index))
+        kind = [other for other in kind if not _is_label(text, other)]
+        close = [
+            theirs
+            for theirs in _sentence_values(source, index, kind)
+            # A range is no wrong copy of a single value, nor a value of a range.
+            if (theirs.quantity.low is None) == (quantity.low is None)
+            and not any(_admits(mine, theirs.quantity) for mine, _ in claim_same)
+            and _wide_copy(quantity, near, theirs)
+            and _conflict(quantity, near, theirs)
+        ]
+        if close:
+            closest = max(_closeness(near, theirs.near) for theirs in close)
+            score = float(alignment[index]) + CLOSENESS_WEIGHT * min(closest, CLOSENESS_CAP)
+            scored.append((score, index, close))
+    if not scored:
+        return None
+    scored.sort(key=lambda item: -item[0])
+    score, index, close = scored[0]
+    if alignment[index] < WIDE_MIN_ALIGNMENT or len({t.quantity.text for t in close}) != 1:
+        return None
+    theirs = close[0]
+    rivals = [
+        item for item in scored[1:] if {t.quantity.text for t in item[2]} != {theirs.quantity.text}
+    ]
+    if rivals and rivals[0][0] * CLOSER_BY > score:
+        # Another value of the source is about as likely the one copied.
+        return None
+    return index, theirs
+
+
+def _wide_copy(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
+    """A value found away from the claim's best-aligned sentences is its original only when a
+    copying slip makes the one of the other: the same digits in another order, or words near
+    both numbers (`WIDE_MIN_CLOSENESS`) and values within `WIDE_CLOSE_FACTOR` (a claim about
+    another study's "10 days" is no copy of the source's "5 days")."""
+    if _permuted(quantity, theirs.quantity):
+        return True
+    if _closeness(near, theirs.near) < WIDE_MIN_CLOSENESS or not _close_value(
+        quantity, theirs.quantity
+    ):
+        return False
+    if quantity.low is not None:
+        return True  # two ranges sharing an end (`_close_value`)
+    mine, other = abs(quantity.value), abs(theirs.quantity.value)
+    return min(mine, other) > 0 and max(mine, other) / min(mine, other) <= WIDE_CLOSE_FACTOR
 
 
 def check_numbers(
@@ -746,24 +872,26 @@ def check_numbers(
                         key=quantity.text,
                     )
                 )
-            continue
+                continue
+            holding = [(-1, [])]  # no sentence of the kind among the best aligned
         sentence, stated = holding[0]
-        if _derived(quantity, by_sentence[sentence], everything):
-            continue
         same_kind = [
             (mine, nears[id(mine)])
             for mine in everything
             if mine.role == quantity.role and mine.kind == quantity.kind
         ]
-        theirs = _partner(quantity, near, same_kind, stated)
-        if theirs is not None and _conflict(quantity, near, theirs):
-            found = [theirs]
-        elif alignment[sentence] >= STRONG_ALIGNMENT and not _anywhere(source, quantity):
-            found = _unpaired(quantity, near, same_kind, stated)
-        else:
-            found = []
+        found = []
+        if sentence >= 0 and not _derived(quantity, by_sentence[sentence], everything):
+            theirs = _partner(quantity, near, same_kind, stated)
+            if theirs is not None and _conflict(quantity, near, theirs):
+                found = [theirs]
+            elif alignment[sentence] >= STRONG_ALIGNMENT and not _anywhere(source, quantity):
+                found = _unpaired(quantity, near, same_kind, stated)
         if not found:
-            continue
+            wide = _source_wide(source, quantity, near, alignment, same_kind, by_sentence)
+            if wide is None or _derived(quantity, by_sentence[wide[0]], everything):
+                continue
+            sentence, found = wide[0], [wide[1]]
         text = normalise_numerals(source.sentence_text(sentence))
         said = _listed([_as_written(text, theirs.quantity) for theirs in found])
         mine = _as_written(claim, quantity)
