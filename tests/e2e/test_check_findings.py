@@ -11,18 +11,22 @@ are measured in bench/.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import jsonschema
 import pytest
 
+from tests.conftest import _with_database
 from tests.integration.llm_support import FakeOpenAI, Reply
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +52,25 @@ pytestmark = pytest.mark.slow
 def llm() -> Iterator[FakeOpenAI]:
     with FakeOpenAI([Reply(content=UNSUPPORTED_REPLY)]) as fake:
         yield fake
+
+
+@pytest.fixture(scope="module")
+def own_database(database_url: str) -> str:
+    """A database of its own: the session's end-to-end stack (the local judge) works the
+    shared one, and its judge workers claimed this check's judge tasks, mixing the local
+    judge's verdicts with the fake LLM's (a baseline written from one mix, compared with
+    another, named citations as new)."""
+    name = f"citeproof_findings_{uuid.uuid4().hex[:8]}"
+
+    async def create() -> None:
+        conn = await asyncpg.connect(database_url)
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+
+    asyncio.run(create())
+    return _with_database(database_url, name)
 
 
 @pytest.fixture(scope="module")
@@ -91,8 +114,9 @@ def _needs_attention(stdout: str) -> list[str]:
 
 
 def test_a_baseline_from_one_run_passes_the_same_thesis_and_catches_one_new_error(
-    work: Path, database_url: str, llm: FakeOpenAI
+    work: Path, own_database: str, llm: FakeOpenAI
 ) -> None:
+    database_url = own_database
     repo = work / "repo"
     (repo / "citeproof.toml").write_text(
         'baseline = "citeproof-baseline.json"\ndisable = ["quote-verified"]\n'
