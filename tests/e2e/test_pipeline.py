@@ -61,7 +61,7 @@ def test_sample_thesis_is_verified_end_to_end(stack_url, api_token, demo_pdfs) -
     # the renderer printed (the sources' own specs), not against the parser's marks.
     sources_dir = Path(demo_pdfs["expected"]).parent / "sources"
     specs = [parse_source(p.read_text(encoding="utf-8")) for p in sorted(sources_dir.glob("*.md"))]
-    assert_no_front_matter_quotes([c["verdict"].get("quote") for c in citations], specs)
+    assert_no_front_matter_quotes([(c["verdict"] or {}).get("quote") for c in citations], specs)
     assert body["summary"]["total"] == len(citations)
     assert markdown.status_code == 200 and "|" in markdown.text
     assert html.status_code == 200 and "<html" in html.text.lower()

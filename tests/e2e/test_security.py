@@ -337,12 +337,20 @@ def test_prompt_injection_in_a_source_changes_neither_format_nor_other_verdicts(
             if source_id not in texts:
                 texts[source_id] = _normalise(chunk_text(database_url, source_id))
             assert _normalise(verdict["quote"]) in texts[source_id], verdict
-    # The injected citation got an ordinary verdict: nothing the injection dictated (its
-    # quote, its wording) made it into the verdict.
+    # The injected citation got an ordinary verdict: nothing the injection dictated made it
+    # into the verdict - not its label (`supported`), not its quote ("injection accepted"),
+    # not its wording in the judge's own rationale. The quote may be a sentence of the source
+    # (checked verbatim above): a source made only of the injection has no other sentence to
+    # show as "the closest the source comes", and showing it is showing the source.
     attacked = next(c for c in alice.injected["citations"] if c["reference"]["label"] == "4")
-    said = _normalise(f"{attacked['verdict']['quote'] or ''} {attacked['verdict']['rationale']}")
+    verdict = attacked["verdict"]
+    assert verdict["label"] != "supported", verdict
+    assert "injection accepted" not in _normalise(verdict["quote"] or "").lower(), verdict
+    rationale = _normalise(verdict["rationale"])
+    if verdict["quote"]:
+        rationale = rationale.replace(_normalise(verdict["quote"]), "")
     for phrase in corpus.INJECTED_PHRASES:
-        assert phrase.lower() not in said.lower(), attacked["verdict"]
+        assert phrase.lower() not in rationale.lower(), verdict
 
 
 def test_tokens_are_stored_only_as_hashes(
