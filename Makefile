@@ -13,6 +13,8 @@ CONSTRAINTS := requirements/constraints.txt
 PACKAGES := -e shared[embedded] -e services/api -e services/parser -e services/retriever \
 	-e services/judge -e devkit
 SETUP_STAMP := $(VENV)/.setup-stamp
+# The embedded server's pgvector rebuilt for any x86-64 CPU (mk/pgvector.mk, ADR 0025).
+PGVECTOR_STAMP := $(VENV)/.pgvector-stamp
 SETUP_INPUTS := $(CONSTRAINTS) requirements/dev.txt requirements/parser-extra.txt \
 	shared/pyproject.toml devkit/pyproject.toml $(wildcard services/*/pyproject.toml)
 
@@ -32,7 +34,7 @@ help: ## this list: every target and what it does
 	@awk -F ':[^#]*## ' '/^[A-Za-z0-9_-]+:[^#]*## / {printf "  make %-22s %s\n", $$1, $$2}' \
 		$(MAKEFILE_LIST) | sort
 
-setup: $(SETUP_STAMP) ## create .venv and install every package (re-runs when an input changed)
+setup: $(SETUP_STAMP) $(PGVECTOR_STAMP) ## create .venv, install every package, rebuild pgvector portably (re-runs when an input changed)
 
 # Idempotent: re-runs only when an input changed. The constraints file pins every version.
 $(SETUP_STAMP): $(SETUP_INPUTS)

@@ -16,12 +16,9 @@ PGVECTOR_TARBALL := pgvector_$(PGVECTOR_VERSION).orig.tar.gz
 PGVECTOR_URL := http://deb.debian.org/debian/pool/main/p/pgvector/$(PGVECTOR_TARBALL)
 # From Debian's signed pgvector_0.8.0-1.dsc (Checksums-Sha256).
 PGVECTOR_SHA256 := 867a2c328d4928a5a9d6f052cd3bc78c7d60228a9b914ad32aa3db88e9de27b0
-PGVECTOR_STAMP := $(VENV)/.pgvector-stamp
 PGVECTOR_BUILD := $(VENV)/build/pgvector
 
 .PHONY: pgvector-portable
-
-setup: $(PGVECTOR_STAMP)
 
 pgvector-portable: $(PGVECTOR_STAMP) ## rebuild the embedded PostgreSQL's pgvector for any x86-64 CPU (part of setup)
 

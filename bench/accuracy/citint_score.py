@@ -153,13 +153,19 @@ class Scored:
             ]
             for name in point
         }
-        return {
+        result = {
             "n": len(self.gold),
             **{name: round(value, 4) for name, value in point.items()},
             "ci95": intervals,
             "reliability_deciles": reliability(self.top_confidence, self.top == self.gold),
             "confusion": confusion(self.gold, self.predicted),
         }
+        if self.stated is not None and self.stated_confidence is not None:
+            # The table behind ``ece_stated_label``: what a reader of the verdicts sees.
+            result["reliability_deciles_stated"] = reliability(
+                self.stated_confidence, self.stated == self.gold
+            )
+        return result
 
 
 def confusion(gold: np.ndarray, predicted: np.ndarray) -> dict[str, dict[str, int]]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from citeproof.devkit.journey import outcome
 from citeproof.devkit.library_run import LIBRARY, NUMBERS, expected_links, latex_zip
 from citeproof.pipeline import SOURCE_MISSING
 from tests.e2e.browser.chromium import browser_context, missing_requirement
@@ -87,7 +88,7 @@ def test_latex_project_with_a_zotero_library_in_the_browser(
     for key, pdf in expected.items():
         source = found[key]["source"]
         if pdf is None:
-            assert source is None and found[key]["verdict"]["label"] == SOURCE_MISSING
+            assert source is None and outcome(found[key])[0] == SOURCE_MISSING, found[key]
         else:
             assert source["filename"] == pdf, found[key]
             assert source["link_method"] == "library:key+attachment", source
