@@ -37,6 +37,9 @@ class FileFacts(msgspec.Struct, frozen=True):
     # PDFs: per page, the texts of lines that start a reference entry by the page layout
     # (see `reference_layout`); the block builder starts a new block at each.
     reference_entry_starts: list[list[str]] = []
+    # PDFs: per page, the texts of body lines that start a paragraph by the page layout (a
+    # first-line indent or space above; see `paragraph_layout`).
+    paragraph_starts: list[list[str]] = []
     # Notes the file keeps outside its body text, by the number printed at their mark: Word
     # footnotes and endnotes (`word_notes`), a PDF thesis's notes at the page foot
     # (`page_notes`). Notes-bibliography theses cite through them.

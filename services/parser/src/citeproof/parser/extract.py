@@ -66,7 +66,11 @@ def _pdf_blocks(
     # paragraph.
     kinds = rules.leading_kinds(lines[0]) if lines else []
     blocks = front_matter_blocks(lines[0][: len(kinds)], kinds) + lines_to_blocks(
-        [lines[0][len(kinds) :], *lines[1:]], facts.reference_entry_starts
+        [lines[0][len(kinds) :], *lines[1:]],
+        facts.reference_entry_starts,
+        # A thesis's paragraphs as laid out: a block quotation after a full line ending in a
+        # colon is a paragraph of its own. Sources keep the punctuation rule alone.
+        facts.paragraph_starts if thesis else None,
     )
     return blocks, len(pages), facts
 

@@ -14,6 +14,7 @@ from collections import Counter
 from itertools import pairwise
 
 from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, Block, LineBox
+from citeproof.parser.paragraph_layout import ends_a_sentence
 from citeproof.parser.thesis.entries import can_end_entry, is_head_only
 
 # How many lines at the top and bottom of a page can hold a running header/footer.
@@ -271,12 +272,16 @@ def _join(lines: list[str]) -> str:
 
 
 def lines_to_blocks(
-    pages: list[list[str]], entry_starts: list[list[str]] | None = None
+    pages: list[list[str]],
+    entry_starts: list[list[str]] | None = None,
+    paragraph_starts: list[list[str]] | None = None,
 ) -> list[Block]:
     """Group each page's lines into blocks; a paragraph cut by a page break `continues`.
 
     ``entry_starts[p]``: texts of lines on page p+1 that open a reference entry by the page
     layout (`reference_layout`); each starts a block, whatever the punctuation before it.
+    ``paragraph_starts[p]``: texts of body lines on page p+1 that open a paragraph by the page
+    layout (`paragraph_layout`); each starts a block after a line that ends a sentence.
     """
     blocks: list[Block] = []
     # Inside a reference list whose entry starts the layout told, a block that does not open at
@@ -287,6 +292,11 @@ def lines_to_blocks(
         starts = (
             set(entry_starts[page_number - 1])
             if entry_starts and page_number <= len(entry_starts)
+            else set()
+        )
+        paragraphs = (
+            set(paragraph_starts[page_number - 1])
+            if paragraph_starts and page_number <= len(paragraph_starts)
             else set()
         )
         typical = _typical_length(lines)
@@ -352,6 +362,8 @@ def lines_to_blocks(
             elif line in starts:
                 flush()
                 opened_at_start = in_entries = True
+            elif line in paragraphs and not in_entries and current and ends_a_sentence(current[-1]):
+                flush()
             current.append(line)
             ended = bool(_TERMINAL.search(line))
             following = lines[line_index + 1] if line_index + 1 < len(lines) else ""

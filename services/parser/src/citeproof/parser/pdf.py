@@ -20,6 +20,7 @@ from citeproof.parser.errors import (
 )
 from citeproof.parser.page_labels import detect_page_labels
 from citeproof.parser.page_notes import body_size, footnote_lines
+from citeproof.parser.paragraph_layout import paragraph_starts
 from citeproof.parser.reference_layout import reference_entry_starts
 from citeproof.parser.superscripts import with_superscripts
 from citeproof.parser.thesis.sections import is_reference_heading
@@ -279,6 +280,18 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
             [None if index in set(notes) else box for index, box in enumerate(boxes)]
             for boxes, notes in zip(all_boxes, note_lines, strict=True)
         ]
+        # Paragraphs of the body: above the reference heading, notes at the page foot left out.
+        paragraph_boxes = [
+            [None if index in set(notes) else box for index, box in enumerate(boxes)]
+            for boxes, notes in zip(
+                [
+                    _before_reference_heading(lines, boxes)
+                    for lines, boxes in zip(pages, body_boxes, strict=True)
+                ],
+                note_lines,
+                strict=True,
+            )
+        ]
         printed = detect_page_labels(pages, _pdf_page_labels(document))
         facts = FileFacts(
             info=_metadata(document),
@@ -286,6 +299,7 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
             page_label_offset=printed.offset,
             first_page_lines=first_lines,
             reference_entry_starts=reference_entry_starts(pages, list_boxes, widths),
+            paragraph_starts=paragraph_starts(pages, paragraph_boxes, widths, body),
             page_note_lines=note_lines,
         )
         return pages, top_boxes, facts

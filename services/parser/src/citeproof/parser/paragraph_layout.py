@@ -1,0 +1,121 @@
+"""Where body paragraphs start, read from the page layout of a PDF.
+
+The block builder (`layout.lines_to_blocks`) ends a paragraph at a short line that ends a
+sentence: the last line of a justified paragraph is short. A paragraph whose last line is full
+("... as the authors put it:" filling the measure) runs into the next one, and a block
+quotation after it is then no paragraph of its own (`block_quotes` needs the break after the
+colon and after the quotation's marker). The page says where paragraphs start, in two ways:
+
+1. a first-line indent: the line sits right of its column's left edge, the lines of the same
+   column otherwise at the edge;
+2. space between paragraphs: a gap above the line clearly wider than the column's line pitch.
+
+Only after a line that ends a sentence (or a colon), and only for lines set in the body's size
+that open like a sentence: a sentence never breaks there, so a misread layout costs at most a
+paragraph break where a sentence ended anyway. The result names the lines by their text on each
+page, like `reference_layout`'s entry starts (it survives the removal of page furniture).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+from statistics import median
+
+from citeproof.parser.blocks import LineBox
+
+# Two left positions closer than this (points) are one position.
+INDENT_TOLERANCE_PT = 1.5
+# A first-line indent is at most this deep (about 13 mm); deeper is a centred line or a table.
+MAX_INDENT_PT = 36.0
+# Lines that must share a left position for it to be a column's edge.
+MIN_LINES_AT_EDGE = 3
+# Lines of a page whose left edge lies beyond this share of the page width are a second column.
+SECOND_COLUMN_SHARE = 0.42
+# A line is in the body's size within this many points (headings are larger, notes smaller).
+BODY_SIZE_TOLERANCE = 0.6
+# Space between paragraphs: the pitch above the line exceeds the column's usual pitch by this
+# share of the font size (at least MIN_GAP_PT). Word and LaTeX put 0.5-1 line between
+# paragraphs set apart by space; a line raised by a superscript moves its box a few tenths.
+GAP_SHARE_OF_SIZE = 0.35
+MIN_GAP_PT = 2.0
+# The line before ends a sentence, a colon, a closing mark or bracket (a marker: "[6, p. 18]",
+# "(Smith, 2020)"), or a sentence and its superscript marker ("... patients.14").
+_ENDS_SENTENCE = re.compile(r"(?:[.!?:;)\]\"”’»]|[.!?][\"”’»)]?\d[\d,–-]*)$")
+# The line opens like a sentence: a capital, a digit, or an opening quotation mark or bracket.
+_OPENS_SENTENCE = re.compile(r"[\"“‘„«(\[]?[A-Z\u00c0-\u00de\d]")
+
+
+def ends_a_sentence(line: str) -> bool:
+    """``line`` can be the last of a paragraph: no sentence runs on after it."""
+    return bool(_ENDS_SENTENCE.search(line.rstrip()))
+
+
+def _column(box: LineBox, width: float) -> int:
+    return int(box.left > width * SECOND_COLUMN_SHARE)
+
+
+def _edge(lefts: list[float]) -> float | None:
+    """The leftmost position at least MIN_LINES_AT_EDGE lines share."""
+    values = sorted(lefts)
+    for index in range(len(values) - MIN_LINES_AT_EDGE + 1):
+        if values[index + MIN_LINES_AT_EDGE - 1] - values[index] <= INDENT_TOLERANCE_PT:
+            return values[index]
+    return None
+
+
+def _page_starts(
+    lines: list[str], boxes: list[LineBox | None], width: float, body: float
+) -> list[str]:
+    measured = [
+        (index, box)
+        for index, box in enumerate(boxes[: len(lines)])
+        if box is not None and lines[index].strip() and abs(box.size - body) <= BODY_SIZE_TOLERANCE
+    ]
+    by_column: dict[int, list[tuple[int, LineBox]]] = {}
+    for index, box in measured:
+        by_column.setdefault(_column(box, width), []).append((index, box))
+    starts: list[str] = []
+    for column_lines in by_column.values():
+        edge = _edge([box.left for _, box in column_lines])
+        pitches = [
+            above.bottom - below.bottom
+            for (i, above), (j, below) in pairwise(column_lines)
+            if j == i + 1 and above.bottom > below.bottom
+        ]
+        pitch = median(pitches) if pitches else None
+        for (i, above), (j, line) in pairwise(column_lines):
+            # Consecutive lines of the page, the one above printed above this one.
+            if j != i + 1 or above.bottom <= line.bottom:
+                continue
+            text, previous = lines[j].strip(), lines[i].strip()
+            if not ends_a_sentence(previous) or not _OPENS_SENTENCE.match(text):
+                continue
+            indent = line.left - edge if edge is not None else 0.0
+            indented = (
+                edge is not None
+                and INDENT_TOLERANCE_PT < indent <= MAX_INDENT_PT
+                and abs(above.left - edge) <= INDENT_TOLERANCE_PT
+            )
+            gap = pitch is not None and (above.bottom - line.bottom) > pitch + max(
+                MIN_GAP_PT, GAP_SHARE_OF_SIZE * line.size
+            )
+            if indented or gap:
+                starts.append(text)
+    return starts
+
+
+def paragraph_starts(
+    pages: list[list[str]],
+    boxes: list[list[LineBox | None]],
+    widths: list[float],
+    body: float | None,
+) -> list[list[str]]:
+    """Per page, the stripped texts of body lines that start a paragraph by the layout.
+    ``boxes[p][i]`` is the box of ``pages[p][i]`` (None: not measured, or not body text)."""
+    if body is None:
+        return [[] for _ in pages]
+    return [
+        _page_starts(lines, page_boxes, width, body)
+        for lines, page_boxes, width in zip(pages, boxes, widths, strict=True)
+    ]
