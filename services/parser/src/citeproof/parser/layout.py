@@ -15,7 +15,7 @@ from itertools import pairwise
 
 from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, Block, LineBox
 from citeproof.parser.paragraph_layout import ends_a_sentence
-from citeproof.parser.thesis.entries import can_end_entry, is_head_only
+from citeproof.parser.thesis.entries import can_end_entry, is_authors_only, is_head_only
 
 # How many lines at the top and bottom of a page can hold a running header/footer.
 EDGE_LINES = 3
@@ -332,9 +332,10 @@ def lines_to_blocks(
         for line_index, line in enumerate(lines):
             # In a reference list, the line after an entry's authors and year is its title,
             # however much it looks like a heading ("A SARS-CoV-2 interaction map") or a
-            # footnote ("1 January 2019 – 30 June 2019: ...").
+            # footnote ("1 January 2019 – 30 June 2019: ..."); so is the line after a numbered
+            # entry's authors ("[11] H. McDonald, P. Moreau, P. Haddad." / "A Study ...").
             entry = _join(current) if current else (blocks[-1].text if blocks else "")
-            title_due = in_entries and is_head_only(entry)
+            title_due = in_entries and (is_head_only(entry) or is_authors_only(entry))
             # Nor is a line a footnote that goes on with an entry whose line stopped without a
             # sentence end ("... SARS-CoV-2 in" / "10 Sites in the United States", "... (2021).
             # 1 January 2021 –" / "30 June 2021: ...").

@@ -25,6 +25,7 @@ from citeproof.parser.layout import breaks_a_range
 from citeproof.parser.thesis.entries import (
     HeadShape,
     can_end_entry,
+    is_authors_only,
     is_head_only,
     looks_like_entry_start,
     opens_like,
@@ -138,7 +139,11 @@ def _lettered_heading(text: str, region: list[_Line]) -> bool:
         " ".join(line.text for line in region[-count:])
         for count in range(1, min(len(region), MAX_LINES_READ_FOR_A_HEAD) + 1)
     )
-    return can_end_entry(previous) and not any(is_head_only(head) for head in heads)
+    # After a numbered entry's label and authors ("[11] H. McDonald, P. Moreau, P. Haddad."),
+    # its title: "A Study Quantifying the".
+    return can_end_entry(previous) and not any(
+        is_head_only(head) or is_authors_only(head) for head in heads
+    )
 
 
 def _entries_only(region: list[_Line]) -> list[_Line]:

@@ -225,6 +225,20 @@ def is_head_only(entry: str) -> bool:
     return head is not None and not entry[head.end() :].strip(" \t\n.,:;)]")
 
 
+# A number label opening an entry: "[11]", "11.", "(11)".
+_LABEL_AT_START = re.compile(r"\s*(?:\[\d{1,4}\]|\d{1,4}\.|\(\d{1,4}\))\s+")
+
+
+def is_authors_only(entry: str) -> bool:
+    """The entry so far is its label and author list and nothing else ("[11] H. McDonald, P.
+    Moreau, P. Haddad."): its title comes next (a numbered entry's year comes at its end, so
+    `is_head_only` cannot tell)."""
+    label = _LABEL_AT_START.match(entry)
+    authors = entry[label.end() :] if label else entry
+    authors = authors.strip().rstrip(".").strip()
+    return bool(authors) and looks_like_author_block(authors)
+
+
 def _author_year_entries(text: str, lines: list[Line], end: int) -> list[int]:
     """View offsets where author-year entries start: by punctuation and breaks first; then,
     where most entries open alike, also a line opening that way right after an entry that

@@ -6,7 +6,12 @@ import re
 
 import msgspec
 
-from citeproof.parser.thesis.entries import can_end_entry, is_head_only, looks_like_entry_start
+from citeproof.parser.thesis.entries import (
+    can_end_entry,
+    is_authors_only,
+    is_head_only,
+    looks_like_entry_start,
+)
 
 # Reference-list headings in the languages theses are commonly written in. Matched as a whole
 # line, optionally numbered ("7 References", "VII. REFERENCES").
@@ -186,9 +191,10 @@ def find_reference_section(text: str) -> Section | None:
             continue
         before = text[max(start, lettered.start() - MAX_ENTRY_HEAD_CHARS) : lettered.start()]
         last_line = before.rstrip().rsplit("\n", 1)[-1]
-        if is_head_only(last_line) or not can_end_entry(last_line):
-            # "A SARS-CoV-2 interaction map" after "Okafor, P. and Haddad, L. (2020)", or "A
-            # Review" after "...System:": the entry's title goes on, this is no appendix.
+        if is_head_only(last_line) or is_authors_only(last_line) or not can_end_entry(last_line):
+            # "A SARS-CoV-2 interaction map" after "Okafor, P. and Haddad, L. (2020)" or after
+            # "[11] H. McDonald, P. Haddad.", or "A Review" after "...System:": the entry's
+            # title goes on, this is no appendix.
             continue
         end = lettered.start()
         break
