@@ -30,6 +30,9 @@ YEAR_WEIGHT = 4
 SECOND_AUTHOR_WEIGHT = 2
 COUNT_WEIGHT = 2
 SUFFIX_WEIGHT = 1
+# Two copies of one work whose titles were read to different lengths share at least this many
+# title words (the shorter title starts the longer).
+MIN_SHARED_TITLE_WORDS = 6
 # "et al." implies at least this many authors.
 MIN_ET_AL_AUTHORS = 3
 # An organisation's name found inside another name counts from this many letters.
@@ -100,11 +103,21 @@ class ReferenceIndex:
 
 def _one_work(references: list[Reference]) -> Reference | None:
     """The first of several entries that are one work listed more than once (same title and
-    year; the caller has matched the authors), else None."""
-    if len(references) < 2:
+    year; the caller has matched the authors), else None. A title may be read shorter in one
+    copy than in the other: a copy in Title Case, its journal run on after the title without a
+    full stop, lost "First-in-human Trial" to the venue ("... Non-randomised, First-in-human
+    Trial Nature Medicine, 73, 1-4."); a title that starts the other and holds at least
+    MIN_SHARED_TITLE_WORDS words is the same."""
+    if len(references) < 2 or len({ref.year for ref in references}) != 1:
         return None
-    keys = {(title_key(ref.title), ref.year) for ref in references}
-    if len(keys) != 1 or not next(iter(keys))[0]:
+    keys = sorted((title_key(ref.title) for ref in references), key=len)
+    shortest = keys[0]
+    if not shortest:
+        return None
+    if any(key != shortest for key in keys) and (
+        len(shortest.split()) < MIN_SHARED_TITLE_WORDS
+        or not all(key == shortest or key.startswith(shortest + " ") for key in keys)
+    ):
         return None
     return min(references, key=lambda ref: ref.ordinal)
 
