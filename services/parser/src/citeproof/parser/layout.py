@@ -258,6 +258,41 @@ def _typical_length(lines: list[str]) -> float:
     return float(lengths[int(len(lengths) * 0.8) - 1 if len(lengths) > 1 else 0])
 
 
+# A link or DOI broken over two lines (narrow columns, long identifiers): the line ends inside
+# it ("https://doi.org/10.2763/s" / "eed.1258.51959", "https://doi.org/10.32" / "01/seed...",
+# "htt" / "ps://doi.org/...", "...seed.1260.738" / "28") and the next line's first word goes
+# on with it.
+_IDENTIFIER_START = re.compile(r"(?:https?://|www\.|doi:|10\.\d{2,9}/?)", re.IGNORECASE)
+_IDENTIFIER_PIECE = re.compile(r"[\w./:%#?=&~+()\-]+")
+_IDENTIFIER_BREAK_AFTER = "/.:-_=?&#"
+
+
+def _continues_identifier(text: str, line: str) -> bool:
+    """``line`` opens with the rest of a link or DOI that ``text`` ends with."""
+    last = text.rsplit(maxsplit=1)[-1] if text.strip() else ""
+    first = line.split(maxsplit=1)[0] if line.strip() else ""
+    if not last or not first or not _IDENTIFIER_PIECE.fullmatch(first) or first.endswith(","):
+        return False
+    if re.match(r"(?i)https?://", last + first) and not re.match(r"(?i)https?://\S", last):
+        # "htt" / "ps://doi.org/...", "https:/" / "/doi.org/...": the scheme itself was broken.
+        return True
+    if not _IDENTIFIER_START.match(last):
+        return False
+    word = first.rstrip(".")
+    if word.isalpha() and (word[0].isupper() or last.endswith(".")):
+        # A sentence after a link that ended it ("... https://example.org/a." / "The ...").
+        return False
+    if last.endswith(tuple(_IDENTIFIER_BREAK_AFTER)) or first.startswith((".", "/", ":")):
+        return True
+    # Digits go on with a number ("seed.1260.738" / "28"); a lower-case or numeric piece with a
+    # dot, a slash or a colon is the rest of a host or path ("https://d" / "oi.org/10...",
+    # "10.32" / "01/seed..."); a capitalised word after a whole identifier ("PMID: 1234",
+    # "Accessed ...") is none.
+    return first.isdigit() or (
+        (first[:1].islower() or first[:1].isdigit()) and any(mark in first for mark in "./:")
+    )
+
+
 def _join(lines: list[str]) -> str:
     text = ""
     for line in lines:
@@ -265,6 +300,8 @@ def _join(lines: list[str]) -> str:
             text = line
         elif text.endswith("-") and line[:1].islower():
             # A hyphen kept at a line end belongs to a compound ("state-of-" + "the-art").
+            text += line
+        elif _continues_identifier(text, line):
             text += line
         else:
             text += " " + line
