@@ -93,3 +93,10 @@ def test_words_after_a_whole_link_keep_their_space() -> None:
     assert _joined("See https://example.org/report", "accessed on 3 May.") == (
         "See https://example.org/report accessed on 3 May."
     )
+    # A year after a link that a comma or nothing closed: "..., https://example.org/w6," / "2020."
+    assert _joined("uptake. https://www.example.org/reports/w6,", "2020.") == (
+        "uptake. https://www.example.org/reports/w6, 2020."
+    )
+    assert _joined("uptake. https://www.example.org/reports/w6", "2020.") == (
+        "uptake. https://www.example.org/reports/w6 2020."
+    )

@@ -276,7 +276,8 @@ def _continues_identifier(text: str, line: str) -> bool:
     if re.match(r"(?i)https?://", last + first) and not re.match(r"(?i)https?://\S", last):
         # "htt" / "ps://doi.org/...", "https:/" / "/doi.org/...": the scheme itself was broken.
         return True
-    if not _IDENTIFIER_START.match(last):
+    if not _IDENTIFIER_START.match(last) or last.endswith((",", ";")):
+        # No identifier, or one a comma closed ("https://example.org/w6," / "2020.").
         return False
     word = first.rstrip(".")
     if word.isalpha() and (word[0].isupper() or last.endswith(".")):
@@ -288,8 +289,9 @@ def _continues_identifier(text: str, line: str) -> bool:
     # dot, a slash or a colon is the rest of a host or path ("https://d" / "oi.org/10...",
     # "10.32" / "01/seed..."); a capitalised word after a whole identifier ("PMID: 1234",
     # "Accessed ...") is none.
+    inner = first.rstrip(".,;")
     return first.isdigit() or (
-        (first[:1].islower() or first[:1].isdigit()) and any(mark in first for mark in "./:")
+        (first[:1].islower() or first[:1].isdigit()) and any(mark in inner for mark in "./:")
     )
 
 
