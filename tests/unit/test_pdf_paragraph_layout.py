@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from citeproof.devkit.pdfgen.citestyles import Run, StyledThesis
-from citeproof.devkit.pdfgen.thesis_layout import Layout, render_thesis_pdf
+from citeproof.devkit.pdfgen.citestyles import RUN_SUPERSCRIPT, Run, StyledThesis
+from citeproof.devkit.pdfgen.thesis_layout import Layout, random_layout, render_thesis_pdf
 from citeproof.parser.extract import parse_bytes
 from citeproof.parser.settings import ParserSettings
 
@@ -75,3 +75,43 @@ def test_a_block_quotation_after_a_full_line_ending_in_a_colon_is_found(layout: 
         if citation.marker_text == "[1]":
             assert citation.claim_text.startswith("Masks reduce")
             assert " ".join(citation.claim_text.split()).endswith("for a long time [1].")
+
+
+def test_a_superscript_block_quotation_after_a_one_line_introduction_is_found() -> None:
+    # Seed 424242, thesis t030 (two narrow columns, first-line indents, superscript markers):
+    # the introduction is a paragraph of one indented line after a marker's lone full stop
+    # ("... fat cells²⁸" / "." / "In the words of the authors:"), the quotation ends with its
+    # raised marker ("... world.¹²"), and one quotation's next paragraph opens a column.
+    prose = "Masks reduce the spread of respiratory viruses in crowded rooms"
+    paragraphs = (
+        (Run(f"{prose} where people stay for a long time"), Run("3", RUN_SUPERSCRIPT), Run(".")),
+        (Run("In the words of the authors:"),),
+        (Run(_FIRST_QUOTE), Run("12", RUN_SUPERSCRIPT)),
+        (Run(f"{prose} during the winter months"), Run("3", RUN_SUPERSCRIPT), Run(".")),
+        (Run(f"{prose}. " * 12 + "One study described it this way:"),),
+        (Run(_SECOND_QUOTE), Run("5", RUN_SUPERSCRIPT)),
+        (Run(f"{prose}. " * 3 + "Ventilation helps too"), Run("3", RUN_SUPERSCRIPT), Run(".")),
+    )
+    thesis = StyledThesis(
+        style="superscript",
+        title="A thesis",
+        author="A. Student",
+        paragraphs=paragraphs,
+        entries=tuple(
+            (f"{n}.", f"A. Author{n}, B. Other. Title {n} about masks. Journal {n}, 1-5, 2020.")
+            for n in range(1, 13)
+        ),
+        entry_work_keys=tuple(f"w{n}" for n in range(1, 13)),
+        claims=(),
+        sentences=(),
+        citations=(),
+    )
+    data = render_thesis_pdf(thesis, random_layout("424242/s424242-t030"))
+    parsed = parse_bytes(data, "thesis.pdf", None, ParserSettings(), kind="thesis")
+    assert parsed.analysis is not None
+    quotes = sorted(
+        " ".join(citation.block_quote.split())
+        for citation in parsed.analysis.citations
+        if citation.block_quote
+    )
+    assert quotes == sorted([_FIRST_QUOTE, _SECOND_QUOTE])

@@ -40,10 +40,12 @@ BODY_SIZE_TOLERANCE = 0.6
 GAP_SHARE_OF_SIZE = 0.35
 MIN_GAP_PT = 2.0
 # The line before ends a sentence, a colon, a closing mark or bracket (a marker: "[6, p. 18]",
-# "(Smith, 2020)"), or a sentence and its superscript marker ("... patients.14").
-_ENDS_SENTENCE = re.compile(r"(?:[.!?:;)\]\"”’»]|[.!?][\"”’»)]?\d[\d,–-]*)$")
+# "(Smith, 2020)"), or a sentence and its superscript marker ("... patients.14", "... world.¹²").
+_ENDS_SENTENCE = re.compile(
+    r"(?:[.!?:;)\]\"”’»]|[.!?][\"”’»)]?\s?[\d⁰¹²³⁴⁵⁶⁷⁸⁹][\d⁰¹²³⁴⁵⁶⁷⁸⁹,⁻–-]*)$"
+)
 # The line opens like a sentence: a capital, a digit, or an opening quotation mark or bracket.
-_OPENS_SENTENCE = re.compile(r"[\"“‘„«(\[]?[A-Z\u00c0-\u00de\d]")
+_OPENS_SENTENCE = re.compile(r"[\"“‘„«(\[]{0,2}[A-Z\u00c0-\u00de\d]")
 
 
 def ends_a_sentence(line: str) -> bool:
@@ -64,44 +66,74 @@ def _edge(lefts: list[float]) -> float | None:
     return None
 
 
+class _Printed:
+    """A printed line: its first text line's index and box, and its text with any lines of
+    punctuation alone that follow it (a full stop after a superscript marker is a text line of
+    its own: "... fat cells²⁸" / ".")."""
+
+    __slots__ = ("box", "first", "last", "text")
+
+    def __init__(self, index: int, box: LineBox, text: str) -> None:
+        self.first = self.last = index
+        self.box = box
+        self.text = text
+
+
+def _printed_lines(
+    lines: list[str], boxes: list[LineBox | None], width: float, body: float
+) -> dict[int, list[_Printed]]:
+    """The body-size lines of each page column, in order."""
+    by_column: dict[int, list[_Printed]] = {}
+    for index, box in enumerate(boxes[: len(lines)]):
+        text = lines[index].strip()
+        if box is None or not text or abs(box.size - body) > BODY_SIZE_TOLERANCE:
+            continue
+        column = by_column.setdefault(_column(box, width), [])
+        if not any(char.isalnum() for char in text) and column and column[-1].last == index - 1:
+            column[-1].text += text
+            column[-1].last = index
+            continue
+        column.append(_Printed(index, box, text))
+    return by_column
+
+
 def _page_starts(
     lines: list[str], boxes: list[LineBox | None], width: float, body: float
 ) -> list[str]:
-    measured = [
-        (index, box)
-        for index, box in enumerate(boxes[: len(lines)])
-        if box is not None and lines[index].strip() and abs(box.size - body) <= BODY_SIZE_TOLERANCE
-    ]
-    by_column: dict[int, list[tuple[int, LineBox]]] = {}
-    for index, box in measured:
-        by_column.setdefault(_column(box, width), []).append((index, box))
     starts: list[str] = []
-    for column_lines in by_column.values():
-        edge = _edge([box.left for _, box in column_lines])
+    for column_lines in _printed_lines(lines, boxes, width, body).values():
+        edge = _edge([line.box.left for line in column_lines])
         pitches = [
-            above.bottom - below.bottom
-            for (i, above), (j, below) in pairwise(column_lines)
-            if j == i + 1 and above.bottom > below.bottom
+            above.box.bottom - below.box.bottom
+            for above, below in pairwise(column_lines)
+            if below.first == above.last + 1 and above.box.bottom > below.box.bottom
         ]
         pitch = median(pitches) if pitches else None
-        for (i, above), (j, line) in pairwise(column_lines):
-            # Consecutive lines of the page, the one above printed above this one.
-            if j != i + 1 or above.bottom <= line.bottom:
-                continue
-            text, previous = lines[j].strip(), lines[i].strip()
-            if not ends_a_sentence(previous) or not _OPENS_SENTENCE.match(text):
-                continue
-            indent = line.left - edge if edge is not None else 0.0
-            indented = (
-                edge is not None
-                and INDENT_TOLERANCE_PT < indent <= MAX_INDENT_PT
-                and abs(above.left - edge) <= INDENT_TOLERANCE_PT
-            )
-            gap = pitch is not None and (above.bottom - line.bottom) > pitch + max(
-                MIN_GAP_PT, GAP_SHARE_OF_SIZE * line.size
-            )
-            if indented or gap:
-                starts.append(text)
+        above_starts = False
+        previous: _Printed | None = None
+        for line in column_lines:
+            indent = line.box.left - edge if edge is not None else 0.0
+            indented = INDENT_TOLERANCE_PT < indent <= MAX_INDENT_PT and edge is not None
+            opens = bool(_OPENS_SENTENCE.match(line.text))
+            if previous is None or line.first != previous.last + 1:
+                # A column's first line, or the first after a heading: indented, it opens a
+                # paragraph (the block builder still keeps a sentence the column break cut).
+                is_start = indented and opens
+            elif previous.box.bottom > line.box.bottom and ends_a_sentence(previous.text) and opens:
+                # After a line at the edge, or after a paragraph of one line ("In the words of
+                # the authors:") indented as much.
+                after = abs(previous.box.left - edge) <= INDENT_TOLERANCE_PT if edge else False
+                same_indent = abs(previous.box.left - line.box.left) <= INDENT_TOLERANCE_PT
+                gap = pitch is not None and (previous.box.bottom - line.box.bottom) > pitch + max(
+                    MIN_GAP_PT, GAP_SHARE_OF_SIZE * line.box.size
+                )
+                is_start = (indented and (after or (above_starts and same_indent))) or gap
+            else:
+                is_start = False
+            if is_start:
+                starts.append(line.text if line.first == line.last else lines[line.first].strip())
+            above_starts = is_start
+            previous = line
     return starts
 
 
