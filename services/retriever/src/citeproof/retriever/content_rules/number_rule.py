@@ -18,10 +18,15 @@ n =, fold changes and other ratios, years, durations, counts with what they coun
 3. **Pairing.** The claim's values that agree with the sentence's pair up first; one value
    left on each side pairs; else the value whose near words are clearly closest, each the
    other's best. A claim's bound pairs with a bound of its direction, a value with a value.
-   Where nothing pairs surely ("reduced by 66%, 86%, and 95%, respectively"), the sentence's
-   values the claim's could be a wrong copy of (digits swapped, within a factor of two, a year
-   within ten) are shown, but only when the sentence aligns strongly and the claim's value is
-   stated nowhere in the source at all.
+   A sentence's words are near a value only up to the clause break past which another value
+   of the kind stands ("61% of new infections, heterosexual contact 27%"). A list the sentence
+   pairs with another by order alone ("one week, two weeks, or three weeks earlier ... 66%,
+   86%, and 95%, respectively"; "IgG, IgA, or IgM ... 97%, 91%, and 81% respectively") pairs
+   the claim's value with the item at the place of the one item the claim names (`_by_order`,
+   `ordered_lists`). Where nothing pairs surely, the sentence's values the claim's could be a
+   wrong copy of (digits swapped, within a factor of two, a year within ten) are shown, but
+   only when the sentence aligns strongly and the claim's value is stated nowhere in the
+   source at all.
 4. **Guards.** No conflict with a value computed from the sentence's (a complement, a sum or
    difference, a ratio, "reduced by 70% (RR 0.30)"); two numbers an order of magnitude apart
    (unless the same digits); a value in words ("almost half", "doubling"); a bound against a
@@ -62,6 +67,7 @@ from citeproof.contracts.findings import FROM_SOURCE_TEXT, Difference, Evidence,
 from citeproof.pipeline import NUMBER_CONFLICT, NUMBER_NOT_IN_SOURCE
 from citeproof.retriever.content_rules.config import ContentRulesConfig
 from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
+from citeproof.retriever.content_rules.ordered_lists import pairs_by_order, value_lists, word_series
 from citeproof.retriever.content_rules.pages import printed_if_different
 from citeproof.retriever.content_rules.source import SourceText, content_stems
 from citeproof.text.quantities import (
@@ -195,6 +201,9 @@ def _admits(mine: Quantity, theirs: Quantity) -> bool:
     years"), and an exact 1.5% is not what "at most 17%" reports."""
     if not values_agree(mine, theirs):
         return _truncated(mine, theirs)
+    if mine.low is not None and theirs.bound in BOUNDS:
+        # A bound states one end: "5 to <10%" (read as "<10%") is no source of "6%-10%".
+        return False
     if mine.bound == APPROX and theirs.bound == APPROX:
         # "about 57%" and "roughly 50%": each admits the other only within its own slack.
         return abs(mine.value - theirs.value) <= max(mine.tolerance, theirs.tolerance)
@@ -214,10 +223,12 @@ def _admits(mine: Quantity, theirs: Quantity) -> bool:
 
 def _ends_agreeing(mine: Quantity, theirs: Quantity) -> int:
     """How many ends of two ranges agree (0, 1 or 2), truncation included ("2.5 g-14 g" for
-    "2.5-14.9 g")."""
+    "2.5-14.9 g"). Two ends agree when their rounding windows overlap, not when they only
+    touch: "6%-10%" does not agree with "5-10%" at its low end."""
     slack = mine.tolerance + theirs.tolerance
     return sum(
-        abs(one - other) <= slack
+        abs(one - other) < slack - TRUNCATION_EPSILON
+        or abs(one - other) <= TRUNCATION_EPSILON
         or (cut and 0 <= other - one < 2 * mine.tolerance + TRUNCATION_EPSILON)
         for one, other, cut in (
             (mine.low or 0.0, theirs.low or 0.0, _decimals(theirs.text) > _decimals(mine.text)),
@@ -381,9 +392,40 @@ def _sentence_values(source: SourceText, sentence: int, found: Sequence[Quantity
     first = bisect.bisect_left(source.word_starts, offset)
     last = bisect.bisect_left(source.word_starts, end)
     words = source.words[first:last]
-    return [
-        _Stated(other, _near(words, offset + other.start, offset + other.end)) for other in found
-    ]
+    text = source.sentence_text(sentence)
+    lists = value_lists(text, found)
+    stated = []
+    for other in found:
+        # Values of one list ("66%, 86%, and 95%") share the words around the list.
+        mates = next((items for items in lists if other in items), [other])
+        low, high = _own_clauses(text, other, [o for o in found if o not in mates])
+        mine = [word for word in words if offset + low <= word.start < offset + high]
+        stated.append(_Stated(other, _near(mine, offset + other.start, offset + other.end)))
+    return stated
+
+
+# A clause break inside a sentence: a comma or semicolon before a space ("1,000" is no break).
+_CLAUSE_BREAK = re.compile(r"[,;](?=\s)")
+
+
+def _own_clauses(text: str, quantity: Quantity, others: Sequence[Quantity]) -> tuple[int, int]:
+    """The span of ``text`` whose words may say what ``quantity`` is about: up to the clause
+    break (a comma, a semicolon) past which the next clause holds another value of the kind -
+    in "MSM accounted for 61% of new infections, heterosexual contact 27%, injection drug use
+    9%", "heterosexual contact" is about 27%, not 61%."""
+    breaks = [match.start() for match in _CLAUSE_BREAK.finditer(text)]
+    low, high = 0, len(text)
+    after = [b for b in breaks if b >= quantity.end]
+    for here, following in itertools.pairwise([*after, len(text)]):
+        if any(here < other.start < following for other in others):
+            high = here
+            break
+    before = [b for b in reversed(breaks) if b < quantity.start]
+    for here, preceding in itertools.pairwise([*before, -1]):
+        if any(preceding < other.start < here for other in others):
+            low = here + 1
+            break
+    return low, high
 
 
 def _derived(
@@ -396,12 +438,16 @@ def _derived(
     if quantity.kind == YEAR or quantity.bound in (LOWER, UPPER):
         return False
     values = [other.value for other in stated if other.role == VALUE]
-    same = [other.value for other in stated if other.role == VALUE and other.kind == quantity.kind]
-    candidates: list[float] = []
-    if quantity.kind == PERCENT:
-        candidates.extend(100 - value for value in same)
+    same = [other for other in stated if other.role == VALUE and other.kind == quantity.kind]
+    # A complement, sum or difference of the values as printed is off by the claim's rounding
+    # only ("74.7%" is no sum of 56.2% and 18.8%).
+    exact = [100 - other.value for other in same if quantity.kind == PERCENT]
     for first, second in itertools.combinations(same, 2):
-        candidates.extend((first + second, abs(first - second)))
+        exact.extend((first.value + second.value, abs(first.value - second.value)))
+    own = _computed_tolerance(quantity) + TRUNCATION_EPSILON
+    if any(abs(value - quantity.value) <= own for value in exact):
+        return True
+    candidates: list[float] = []
     if quantity.kind == PERCENT:
         # "reduced mortality by 70% (RR 0.30)": a ratio's change in percent, of the claim's
         # own ratios or the sentence's.
@@ -504,10 +550,16 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     # A bound is no value: "up to 40%" or "~50%" beside "49.4%" or "A1C <7.0%" is a claim
     # about a range; two bounds of one direction ("fewer than 10%", "less than 14%") conflict.
     if quantity.bound in BOUNDS and (
-        quantity.bound != other.bound or _closeness(near, theirs.near) < MIN_CLOSENESS
+        quantity.bound != other.bound
+        or (
+            _closeness(near, theirs.near) < MIN_CLOSENESS
+            and not (meaningful(quantity.context & other.context) and _wide_close(quantity, other))
+        )
     ):
         # Two bounds are one quantity only with words near both: "over the age of 70" and a
-        # writer's own "patients aged >65 years of age" are not.
+        # writer's own "patients aged >65 years of age" are not; a word in the clause of each
+        # does for two close values ("reduce ... by up to 34 percent", "reduce peak attack
+        # rates by up to 40%").
         return False
     if (
         other.bound in BOUNDS
@@ -518,6 +570,14 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
         # written "81 months" or "23 months"; an exact 1.5% is within "at most 17%" and says
         # something else.
         return False
+    if other.bound in BOUNDS and quantity.bound != other.bound and _within(quantity, other):
+        # A value the bound admits is a copy of it only when close: "23 months" for ">18
+        # months"; "10 rounds" is what "at least 5 cycles" allows, not a wrong copy of it.
+        mine, bound = abs(quantity.value), abs(other.value)
+        if not _permuted(quantity, other) and (
+            not min(mine, bound) or max(mine, bound) / min(mine, bound) > WIDE_CLOSE_FACTOR
+        ):
+            return False
     if quantity.kind == COUNT and not (quantity.head & other.head):
         # Counts without a shared counted thing ("61 cases", "22 sequons"): a specific value,
         # and words near both.
@@ -532,6 +592,13 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     ):
         return False
     return _plausible_miscopy(quantity, other)
+
+
+def _within(quantity: Quantity, bound: Quantity) -> bool:
+    """The value lies on the side of the bound it admits (10 for "at least 5")."""
+    if bound.bound == LOWER:
+        return quantity.value >= bound.value
+    return quantity.value <= bound.value
 
 
 def _dated(near: Near) -> bool:
@@ -632,15 +699,38 @@ def _anchors(source: SourceText, claimed: Sequence[Quantity], quantity: Quantity
 
 def _anywhere(source: SourceText, quantity: Quantity) -> bool:
     """Any sentence of the source states the claim's value, whatever it is about (rounded,
-    truncated, or, for a bare count, the same number of anything)."""
+    truncated, or, for a bare count, the same number of anything). A range is stated by a
+    range, by the same range, or by values at both its ends: one value inside it ("7%" or
+    "10%" for "6%-10%"), or a range overlapping it ("7-7.5%"), is not it."""
+    ends: set[float] = set()
     for _, other in source.quantities():
         if other.role == quantity.role and other.kind == quantity.kind and _admits(quantity, other):
-            return True
+            if quantity.low is None or (
+                other.low is not None and _ends_agreeing(quantity, other) == 2
+            ):
+                return True
+            ends.update(_ends_at(quantity, other))
+            if len(ends) == 2:
+                return True
         written = _written(other)
         if quantity.kind == COUNT and written is not None:
             if abs(written - quantity.value) <= quantity.tolerance:
                 return True
     return False
+
+
+def _ends_at(quantity: Quantity, other: Quantity) -> list[float]:
+    """The ends of the range ``quantity`` the single value ``other`` states (within their
+    rounding)."""
+    if other.low is not None:
+        return []
+    slack = quantity.tolerance + other.tolerance - TRUNCATION_EPSILON
+    ends = (quantity.low or 0.0, quantity.high or 0.0)
+    return [
+        end
+        for end in ends
+        if abs(end - other.value) < slack or abs(end - other.value) <= TRUNCATION_EPSILON
+    ]
 
 
 def _unpaired(
@@ -661,9 +751,26 @@ def _unpaired(
     close = [
         theirs
         for theirs in free
-        if _conflict(quantity, near, theirs) and _close_value(quantity, theirs.quantity)
+        if _conflict(quantity, near, theirs)
+        and _close_value(quantity, theirs.quantity)
+        and (
+            len(claim_same) == 1
+            or quantity.bound in BOUNDS  # paired with a bound of its direction only
+            or _wide_close(quantity, theirs.quantity)
+        )
     ]
     return sorted(close, key=lambda theirs: -_closeness(near, theirs.near))
+
+
+def _wide_close(quantity: Quantity, theirs: Quantity) -> bool:
+    """Its digits in another order, or within `WIDE_CLOSE_FACTOR`: of a claim stating several
+    values of the kind, one the sentence does not state is as likely another study's figure
+    ("a 21% increase in incidence ..., driven by a 34% increase ... and 48% increase" beside
+    the source's 34%, 48% and 12.2%)."""
+    if _permuted(quantity, theirs):
+        return True
+    mine, other = abs(quantity.value), abs(theirs.value)
+    return min(mine, other) > 0 and max(mine, other) / min(mine, other) <= WIDE_CLOSE_FACTOR
 
 
 def _close_value(quantity: Quantity, theirs: Quantity) -> bool:
@@ -772,6 +879,64 @@ def _source_wide(
     return index, theirs
 
 
+def _by_order(
+    source: SourceText,
+    quantity: Quantity,
+    near: Near,
+    claimed: Sequence[Quantity],
+    claim_stems: frozenset[str],
+    by_sentence: Mapping[int, Sequence[Quantity]],
+    alignment: np.ndarray,
+) -> tuple[int, _Stated] | None:
+    """The value a sentence pairs with the claim's by order alone (`ordered_lists`): "one
+    week, two weeks, or three weeks earlier ... reduced by 66%, 86%, and 95%, respectively"
+    for a claim of "71 percent ... three weeks earlier". The sentence says "respectively" and
+    holds one list of the claim value's kind; the claim states exactly one item of a list of
+    as many values (another of its values: "three weeks") or names exactly one word of a
+    series of as many words ("IgG, IgA, or IgM"). The value at that place, if the claim's
+    could be a wrong copy of it (`_close_value`), is meant; where several sentences pair the
+    claim so, only one value may come of them (the best-aligned sentence is shown)."""
+    anchors = [other for other in claimed if other is not quantity]
+    found: list[tuple[float, int, Quantity]] = []
+    for index, stated in by_sentence.items():
+        if alignment[index] < WIDE_MIN_ALIGNMENT:
+            continue
+        text = normalise_numerals(source.sentence_text(index))
+        if not pairs_by_order(text):
+            continue
+        lists = value_lists(text, [other for other in stated if not _is_label(text, other)])
+        targets = [items for items in lists if _same_kind(quantity, items[0])]
+        if len(targets) != 1:
+            continue
+        [target] = targets
+        places: set[int] = set()
+        for other in lists:
+            if other is target or len(other) != len(target):
+                continue
+            for anchor in anchors:
+                at = [
+                    i for i, o in enumerate(other) if _same_kind(anchor, o) and _admits(anchor, o)
+                ]
+                if len(at) == 1:
+                    places.add(at[0])
+        for series in word_series(text, stated):
+            if len(series) < len(target):
+                continue
+            # "onset of symptoms, IgG, IgA, or IgM": the series' last items pair.
+            at = [i for i, item in enumerate(series[-len(target) :]) if item in claim_stems]
+            if len(at) == 1:
+                places.add(at[0])
+        if len(places) == 1:
+            found.append((float(alignment[index]), index, target[places.pop()]))
+    if not found or len({theirs.text for _, _, theirs in found}) != 1:
+        return None
+    _, index, theirs = max(found, key=lambda item: item[0])
+    [stated_value] = _sentence_values(source, index, [theirs])
+    if not _close_value(quantity, theirs) or not _conflict(quantity, near, stated_value):
+        return None
+    return index, stated_value
+
+
 def _wide_copy(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     """A value found away from the claim's best-aligned sentences is its original only when a
     copying slip makes the one of the other: the same digits in another order, or words near
@@ -812,6 +977,7 @@ def check_numbers(
         if not _is_label(claim, quantity) and quantity.start >= opened
     ]
     words = folded_words(claim)
+    stems = frozenset(content_stems(words))
     nears = {id(q): _near(words, q.start, q.end) for q in everything}
     by_sentence: dict[int, list[Quantity]] = {}
     for index, other in source.quantities():
@@ -881,12 +1047,20 @@ def check_numbers(
             if mine.role == quantity.role and mine.kind == quantity.kind
         ]
         found = []
+        unsure = False
         if sentence >= 0 and not _derived(quantity, by_sentence[sentence], everything):
             theirs = _partner(quantity, near, same_kind, stated)
             if theirs is not None and _conflict(quantity, near, theirs):
                 found = [theirs]
-            elif alignment[sentence] >= STRONG_ALIGNMENT and not _anywhere(source, quantity):
-                found = _unpaired(quantity, near, same_kind, stated)
+            unsure = theirs is None and alignment[sentence] >= STRONG_ALIGNMENT
+        if not found and len(same_kind) == 1:
+            # The place in a list is as sure a pairing as shared words: the value may be
+            # stated elsewhere about something else.
+            ordered = _by_order(source, quantity, near, everything, stems, by_sentence, alignment)
+            if ordered is not None and not _derived(quantity, by_sentence[ordered[0]], everything):
+                sentence, found = ordered[0], [ordered[1]]
+        if not found and unsure and not _anywhere(source, quantity):
+            found = _unpaired(quantity, near, same_kind, stated)
         if not found:
             wide = _source_wide(source, quantity, near, alignment, same_kind, by_sentence)
             if wide is None or _derived(quantity, by_sentence[wide[0]], everything):
