@@ -11,6 +11,7 @@ import pytest
 from citeproof.devkit.pdfgen.citestyles import RUN_SUPERSCRIPT, Run, StyledThesis
 from citeproof.devkit.pdfgen.thesis_layout import Layout, random_layout, render_thesis_pdf
 from citeproof.parser.extract import parse_bytes
+from citeproof.parser.layout import lines_to_blocks
 from citeproof.parser.settings import ParserSettings
 
 _PROSE = (
@@ -115,3 +116,19 @@ def test_a_superscript_block_quotation_after_a_one_line_introduction_is_found() 
         if citation.block_quote
     )
     assert quotes == sorted([_FIRST_QUOTE, _SECOND_QUOTE])
+
+
+def test_the_tail_of_a_line_a_raised_marker_split_is_measured_with_its_line() -> None:
+    # Seed 424242, thesis t005: the printed line "presymptomatic cases⁹ . “METHODS:" is two text
+    # lines; its short tail ending in a colon ended the paragraph, and the quotation lost its
+    # first word ("METHODS: Based on ..."): never verified in PDF.
+    lines = [
+        "Initial COVID-19 modeling in and around China suggested",
+        "that 61 percent of transmission came from",
+        "presymptomatic cases⁹",
+        ". “METHODS:",
+        "Based on a comprehensive contact-tracing",
+        "dataset from Guangzhou, we estimated”²⁰ .",
+    ]
+    (block,) = lines_to_blocks([lines])
+    assert "cases⁹ . “METHODS: Based on" in block.text

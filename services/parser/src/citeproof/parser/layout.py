@@ -79,6 +79,9 @@ _DIGITS = re.compile(r"\d+")
 # a bare number on the next line ("809") ends that range and is no page number.
 _BROKEN_RANGE = re.compile(r"\d[–-]$")
 _SPACES = re.compile(r"\s+")
+# The rest of a printed line after a raised marker, which the text layer puts on a line of its
+# own: it opens with the sentence's punctuation.
+_SPLIT_TAIL = re.compile(r"[.,;:](?:\s|$)")
 
 
 # Typographic variants that a producer may print differently on different pages.
@@ -410,7 +413,12 @@ def lines_to_blocks(
             # "Ivanova and Okafor (2020)" / "reported that ...": a short line ending in a
             # bracket is no paragraph end when the sentence goes on in lower case.
             goes_on = following[:1].islower() and not _SENTENCE_END.search(line)
-            if ended and len(line) < typical * SHORT_LINE_SHARE and not goes_on:
+            # A raised marker splits its printed line in the text layer ("... cases⁹" /
+            # ". “METHODS:"): the tail is as short as the printed line only with the text before.
+            printed = len(line)
+            if _SPLIT_TAIL.match(line) and len(current) >= 2:
+                printed += len(current[-2])
+            if ended and printed < typical * SHORT_LINE_SHARE and not goes_on:
                 flush()
             previous_ended = ended
         flush()
