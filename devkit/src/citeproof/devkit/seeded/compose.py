@@ -433,6 +433,21 @@ def _is_percent(text: str, match: re.Match[str]) -> bool:
     return text[match.end(1) :].lstrip().startswith(("%", "percent", "per cent"))
 
 
+# A number that names rather than measures ("coronavirus disease 2019", "virus type 1",
+# "phase 3") or the exponent of a power of ten whose superscript the data set's text lost
+# ("1×109" for 1×10^9): changing it makes no number the source states as that quantity.
+_NAMING_BEFORE: Final = re.compile(
+    r"(?:\b(?:disease|coronavirus|type|phase|grade|stage|figure|fig\.|table|clade|lineage|"
+    r"version|wave)\s*"
+    r"|\d\s*[×x]\s*)$",
+    re.IGNORECASE,
+)
+
+
+def _names(text: str, match: re.Match[str]) -> bool:
+    return _NAMING_BEFORE.search(text, 0, match.start(1)) is not None
+
+
 def _source_numerals(sentences: Sequence[str]) -> set[str]:
     return {m.group(1) for sentence in sentences for m in _numerals(sentence)}
 
@@ -444,6 +459,7 @@ def changed_numeral(
     nowhere, and no percentage above 100; (new token, variant) or None."""
     variants = ["digit-swap", "relative"]
     plain = token.replace(",", ".")
+    values = {float(numeral.replace(",", ".")) for numeral in stated}
     if re.fullmatch(r"(19|20)\d\d", token):
         variants = ["year"]
     rng.shuffle(variants)
@@ -452,6 +468,8 @@ def changed_numeral(
             new = _change(token, plain, variant, rng)
             if not new or new == token or new in stated or new.startswith("0"):
                 continue
+            if float(new.replace(",", ".")) in values:
+                continue  # "2.0" for "0.2" where the source states an MOI of 2
             if percent and float(new.replace(",", ".")) > 100:
                 continue
             return new, variant
@@ -884,8 +902,16 @@ class Composer:
 
     def _change_number(self, cite: Cite, rng: random.Random, sentences: Sequence[str]) -> bool:
         stated = _source_numerals(sentences)
-        own = _source_numerals(sentences[: cite.work.source.own if cite.work.source else 0])
-        matches = [m for m in _numerals(cite.text) if m.group(1) in own]
+        own = sentences[: cite.work.source.own if cite.work.source else 0]
+        # The number must be one the claim took from its evidence (the sentences the data set
+        # gives for it): a "6" that only a figure label or another sentence's list prints is
+        # no statement of the claim's "6 months" by the source.
+        evidence = [own[i] for i in cite.evidence if i < len(own)] or own
+        matches = [
+            m
+            for m in _numerals(cite.text)
+            if m.group(1) in _source_numerals(evidence) and not _names(cite.text, m)
+        ]
         rng.shuffle(matches)
         for match in matches:
             if sum(1 for m in _numerals(cite.text) if m.group(1) == match.group(1)) > 1:
