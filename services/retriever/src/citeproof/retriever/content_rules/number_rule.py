@@ -69,7 +69,7 @@ from citeproof.retriever.content_rules.config import ContentRulesConfig
 from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
 from citeproof.retriever.content_rules.ordered_lists import pairs_by_order, value_lists, word_series
 from citeproof.retriever.content_rules.pages import printed_if_different
-from citeproof.retriever.content_rules.source import SourceText, content_stems
+from citeproof.retriever.content_rules.source import SourceText, content_stems, read_quantities
 from citeproof.text.quantities import (
     APPROX,
     CI_LEVEL,
@@ -85,7 +85,6 @@ from citeproof.text.quantities import (
     YEAR,
     Quantity,
     comparable,
-    extract_quantities,
     meaningful,
     normalise_numerals,
     values_agree,
@@ -119,7 +118,7 @@ LABEL_LOOKBEHIND = 30
 _LABEL_BEFORE = re.compile(
     r"\b(?:fig(?:ure)?s?|tables?|refs?|references?|eq(?:uation)?s?|chapters?|sections?|"
     r"appendix|supplementary|phase|types?|grades?|stages?|steps?|versions?|clades?|lineages?|"
-    r"wave|arms?|cohort|groups?|trials?|studies|study|days?|weeks?|covid|sars-cov|disease|"
+    r"wave|arms?|cohort|groups?|trials?|studies|study|weeks?|covid|sars-cov|disease|"
     r"patients? no|no|nos|nr)\.?\s*[–-]?\s*$",
     re.IGNORECASE,
 )
@@ -191,7 +190,7 @@ WIDE_MIN_CLOSENESS = 0.25
 def claim_values(claim: str) -> list[Quantity]:
     """The values a claim states, its sample sizes and its CI levels (not its CI bounds or
     p-values); ``claim`` with its numerals normalised (`normalise_numerals`)."""
-    return [q for q in extract_quantities(claim) if q.role in (VALUE, SAMPLE_SIZE, CI_LEVEL)]
+    return [q for q in read_quantities(claim) if q.role in (VALUE, SAMPLE_SIZE, CI_LEVEL)]
 
 
 def _admits(mine: Quantity, theirs: Quantity) -> bool:

@@ -18,14 +18,22 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
-from citeproof.text.quantities import Quantity, extract_quantities, normalise_numerals
+from citeproof.text.quantities import (
+    COUNT,
+    DURATION,
+    VALUE,
+    Quantity,
+    extract_quantities,
+    normalise_numerals,
+)
 from citeproof.text.sentences import split_sentences
 from citeproof.text.words import STOPWORDS, stem
 
@@ -34,6 +42,26 @@ _BYTES_PER_WORD = 160
 _BYTES_PER_SENTENCE = 400
 # Words shorter than this carry no meaning of their own for sentence matching ("of", "a").
 MIN_STEM_CHARS = 3
+
+
+# "on day 7 post infection": a time point, the days after day 0 (the shared reading takes the
+# number for a bare count, and the number rule would compare it with nothing).
+_DAY_BEFORE = re.compile(r"\b[Dd]ays?\s*$")
+
+
+def read_quantities(text: str) -> tuple[Quantity, ...]:
+    """The content rules' reading of ``text``'s numbers (`extract_quantities`), a day named by
+    its number ("day 7") read as the duration it lies after day 0, so that "day 9 post
+    infection" is compared with "day 7 post infection"."""
+    return tuple(
+        replace(quantity, kind=DURATION)
+        if quantity.kind == COUNT
+        and quantity.role == VALUE
+        and quantity.low is None
+        and _DAY_BEFORE.search(text, 0, quantity.start)
+        else quantity
+        for quantity in extract_quantities(text)
+    )
 
 
 def content_stems(words: Sequence[FoldedWord]) -> list[str]:
@@ -227,7 +255,7 @@ class SourceText:
             found: list[tuple[int, Quantity]] = []
             for index in range(len(self.sentences)):
                 text = normalise_numerals(self.sentence_text(index))
-                found.extend((index, q) for q in extract_quantities(text))
+                found.extend((index, q) for q in read_quantities(text))
             self._quantities = found
         return self._quantities
 
