@@ -113,7 +113,10 @@ def check_citation(
     cited = cited_pages(source, citation.pinpoint_pages) if citation.pinpoint_pages else None
     findings: list[Finding] = []
 
-    located = False
+    # Where the citation's text is in the source is the quotation rule's to say when it found
+    # the quotation (CP102 on another page) or reported it not found (CP101, with the closest
+    # passage and its page): the page rule would judge the quoted words as a paraphrase.
+    quotation_judged = False
     gaps = (config.max_ellipsis_words, config.max_insertion_words)
     for quotation in find_quotations(claim, citation.context, gaps, citation.block_quote):
         mine, alone = _attribution(citation, quotation.span)
@@ -121,7 +124,7 @@ def check_citation(
             continue
         outcome = check_quotation(source, quotation, cited, config, sole_work=alone)
         findings.extend(outcome.findings)
-        located = located or outcome.located
+        quotation_judged = quotation_judged or outcome.located or bool(outcome.findings)
 
     stems = content_stems(folded_words(claim))
     coverage = source.coverage(stems)
@@ -140,6 +143,6 @@ def check_citation(
     if values:
         findings.extend(check_numbers(source, numerals, values, coverage, config, ranks))
 
-    if not located and _attribution(citation, None)[0]:
+    if not quotation_judged and _attribution(citation, None)[0]:
         findings.extend(check_page(source, stems, coverage, cited, config, citation.evidence))
     return findings

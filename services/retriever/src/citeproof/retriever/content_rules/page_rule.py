@@ -58,11 +58,15 @@ def _retrieved_pages(
     source: SourceText, passages: Sequence[RankedPassage], config: ContentRulesConfig
 ) -> dict[int, tuple[float, RankedPassage]]:
     """Per PDF page, the best of the retriever's passages on it: its similarity to the claim
-    (`vector_score`) and a bonus for its rank (`page_rank_weight` / rank), with the passage."""
+    (`vector_score`) and a bonus for its rank (`page_rank_weight` / rank), with the passage.
+    The page is the one the retriever found the passage on: a sentence the source prints twice
+    (an abstract's sentence again in the body) is found first where it is printed first."""
     best: dict[int, tuple[float, RankedPassage]] = {}
     for passage in passages:
-        ranks = ranked_sentences(source.text, source.sentences, [passage])
-        page = source.sentence_pages[min(ranks)] if ranks else passage.page
+        page = passage.page
+        if page is None:
+            ranks = ranked_sentences(source.text, source.sentences, [passage])
+            page = source.sentence_pages[min(ranks)] if ranks else None
         if page is None:
             continue
         value = config.page_vector_weight * (passage.vector_score or 0.0)
