@@ -23,6 +23,7 @@ import numpy as np
 from citeproof.embeddings.base import EMBEDDING_DIM, EmbeddingError, normalise
 from citeproof.embeddings.model_files import LOCAL_MODEL_NAME, max_seq_length, model_path
 from citeproof.embeddings.onnx_build import INPUT_NAMES, default_cache_root, ensure_model
+from citeproof.embeddings.onnx_session import cpu_session_options
 
 
 class OnnxEmbedder:
@@ -47,13 +48,7 @@ class OnnxEmbedder:
         except ImportError as exc:  # pragma: no cover - depends on install
             raise EmbeddingError("the onnx runtime needs onnxruntime and tokenizers") from exc
         path = ensure_model(self._precision, self._cache_dir)
-        options = onnxruntime.SessionOptions()
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.intra_op_num_threads = self._threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
-        # Idle worker threads spinning for work steal CPU from the other process on the box.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options = cpu_session_options(self._threads)
         tokenizer = Tokenizer.from_file(str(model_path() / "tokenizer.json"))
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=max_seq_length())

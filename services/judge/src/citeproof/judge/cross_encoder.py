@@ -19,6 +19,7 @@ from typing import Final
 import msgspec
 import numpy as np
 
+from citeproof.embeddings.onnx_session import cpu_session_options
 from citeproof.pipeline import CONTRADICTED, SUPPORTED, UNSUPPORTED
 
 MODELS_DIR: Final = Path(__file__).parent / "models"
@@ -119,9 +120,7 @@ class CrossEncoder:
         self._measure = Tokenizer.from_file(str(tokenizer_path))
         self._measure.no_padding()
         self._measure.no_truncation()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
+        options = cpu_session_options(threads)
         self._session = onnxruntime.InferenceSession(
             str(model_path), options, providers=["CPUExecutionProvider"]
         )
