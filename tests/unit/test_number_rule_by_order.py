@@ -181,3 +181,33 @@ def test_what_stays_silent() -> None:
         "increase among young MSM and 48% increase among young, black MSM."
     )
     assert conflicts(hiv, claim) == []
+
+
+SANTA_CLARA = source_of(
+    "Results The unadjusted prevalence of antibodies to SARS-CoV-2 in Santa Clara County was "
+    "1.5% (exact binomial 95CI 1.11-1.97%), and the population-weighted prevalence was 2.81% "
+    "(95CI 2.24-3.37%).",
+    "Under the three scenarios for test performance characteristics, the population prevalence "
+    "of COVID-19 in Santa Clara ranged from 2.49% (95CI 1.80-3.17%) to 4.16% (2.58-5.70%).",
+)
+
+
+def test_a_range_made_of_two_values_of_a_sentence_with_one_copied_wrong() -> None:
+    # The range is made of two values the sentence states apart (each with its CI), so no
+    # range of the source states it; a value inside it ("2.49%"), or a CI it overlaps
+    # ("2.58-5.70%"), is no statement of it.
+    claim = (
+        "The study estimated that 1.90% to 4.16% of people in Santa Clara had been infected "
+        "with Covid-19 by April 1."
+    )
+    assert conflicts(SANTA_CLARA, claim) == [("1.90% to 4.16%", "2.49%")]
+    assert conflicts(SANTA_CLARA, claim.replace("1.90%", "2.49%")) == []
+    claim = (
+        "Antibody tests on 3,300 people in Santa Clara county in April, 2020: between 2.2 "
+        "percent and 2.8 percent had been infected."
+    )
+    assert conflicts(SANTA_CLARA, claim) == [("2.2 percent and 2.8 percent", "1.5%")]
+    assert conflicts(SANTA_CLARA, claim.replace("2.2 percent", "1.5 percent")) == []
+    # An approximate range summarises what lies in it.
+    about = "About 2-3% of people in Santa Clara county had antibodies, the population prevalence."
+    assert conflicts(SANTA_CLARA, about) == []

@@ -59,7 +59,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -265,6 +265,7 @@ def _stated_somewhere(
     best aligned with the claim's number, or any sentence near a word of the claim's number.
     A bound ("less than a fifth", "over 40%") admits many values: it counts only near two
     words of the claim's number."""
+    ends: set[float] = set()
     for index, other in source.quantities():
         if (
             quantity.kind == COUNT
@@ -284,6 +285,17 @@ def _stated_somewhere(
         if other.bound in (LOWER, UPPER):
             if len(shared) >= MIN_SHARED_FOR_A_BOUND:
                 return True
+        elif (
+            (shared or index in aligned)
+            and quantity.low is not None
+            and quantity.bound == EXACT
+            and other.low is None
+        ):
+            # An exact range is stated by values at both its ends, not by one inside it (2.49%
+            # for "1.90% to 4.16%"); "~25-30%" summarises what lies in it.
+            ends.update(_ends_at(quantity, other))
+            if len(ends) == 2:
+                return True
         elif shared or index in aligned:
             return True
     return False
@@ -297,6 +309,10 @@ def _states(quantity: Quantity, other: Quantity) -> bool:
         return other.bound == quantity.bound
     if quantity.kind == YEAR and other.low is not None:
         return quantity.value in (other.low, other.high)
+    if quantity.low is not None and other.low is not None and quantity.bound == EXACT:
+        # An exact range is stated by one with both its ends: "1.90% to 4.16%" is not the
+        # "2.58-5.70%" it overlaps.
+        return _ends_agreeing(quantity, other) == 2
     return True
 
 
@@ -936,6 +952,41 @@ def _by_order(
     return index, stated_value
 
 
+def _range_end_copied(
+    source: SourceText, quantity: Quantity, stated: Sequence[_Stated]
+) -> _Stated | None:
+    """A claim's range made of the best-aligned sentence's two values, one of them copied
+    wrong: "between 2.2 percent and 2.8 percent" of "was 1.5% (...), and the population-weighted
+    prevalence was 2.81%"; "1.90% to 4.16%" of "ranged from 2.49% (95CI 1.80-3.17%) to 4.16%".
+    The sentence states exactly two single values of the kind; one end of the range agrees
+    with one of them, the other end is stated nowhere in the source and is a close copy of the
+    other value (`_close_number`): that value is returned."""
+    singles = [
+        theirs
+        for theirs in stated
+        if theirs.quantity.low is None
+        and theirs.quantity.bound == EXACT
+        and _DIGIT.search(theirs.quantity.text)
+    ]
+    if len({theirs.quantity.text for theirs in singles}) != 2:
+        return None
+    ends = [
+        replace(quantity, value=end, low=None, high=None) for end in (quantity.low, quantity.high)
+    ]
+    for kept, changed in ((ends[0], ends[1]), (ends[1], ends[0])):
+        agreeing = {t.quantity.text for t in singles if _admits(kept, t.quantity)}
+        others = [t for t in singles if t.quantity.text not in agreeing]
+        if (
+            len(agreeing) == 1
+            and len({t.quantity.text for t in others}) == 1
+            and not _admits(changed, others[0].quantity)
+            and _close_number(quantity.kind, changed.value, others[0].quantity.value)
+            and not _anywhere(source, changed)
+        ):
+            return others[0]
+    return None
+
+
 def _wide_copy(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     """A value found away from the claim's best-aligned sentences is its original only when a
     copying slip makes the one of the other: the same digits in another order, or words near
@@ -1060,6 +1111,15 @@ def check_numbers(
                 sentence, found = ordered[0], [ordered[1]]
         if not found and unsure and not _anywhere(source, quantity):
             found = _unpaired(quantity, near, same_kind, stated)
+        if (
+            not found
+            and quantity.low is not None
+            and quantity.bound == EXACT
+            and holding[0][0] >= 0
+        ):
+            copied = _range_end_copied(source, quantity, holding[0][1])
+            if copied is not None:
+                sentence, found = holding[0][0], [copied]
         if not found:
             wide = _source_wide(source, quantity, near, alignment, same_kind, by_sentence)
             if wide is None or _derived(quantity, by_sentence[wide[0]], everything):
