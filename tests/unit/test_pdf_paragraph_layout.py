@@ -132,3 +132,19 @@ def test_the_tail_of_a_line_a_raised_marker_split_is_measured_with_its_line() ->
     ]
     (block,) = lines_to_blocks([lines])
     assert "cases⁹ . “METHODS: Based on" in block.text
+
+
+def test_a_short_line_closing_a_quotation_without_a_full_stop_goes_on_with_its_marker() -> None:
+    # Seed 424242, thesis t015 (narrow columns): '... higher than found in"' is short and ends
+    # with a closing mark, and it ended the paragraph: the marker on the next line lost its
+    # quotation, and the wrong page cited for it went unreported (CP102, PDF only).
+    lines = [
+        'As the authors put it, "Meta-analysis of three',
+        "studies indicated that the prevalence of MD in",
+        "ASD was 5.0% (95% CI 3.2, 6.9%), which is clearly",
+        'higher than found in"',
+        "(Søndergaard et al., 1994, p. 2253). Dubois et al.",
+        "(2020) stated that the effect was small overall.",
+    ]
+    (block,) = lines_to_blocks([lines])
+    assert 'found in" (Søndergaard et al., 1994, p. 2253).' in block.text

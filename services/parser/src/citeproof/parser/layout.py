@@ -79,6 +79,7 @@ _DIGITS = re.compile(r"\d+")
 # a bare number on the next line ("809") ends that range and is no page number.
 _BROKEN_RANGE = re.compile(r"\d[–-]$")
 _SPACES = re.compile(r"\s+")
+_CLOSING_QUOTES = "\"”’»'"
 # The rest of a printed line after a raised marker, which the text layer puts on a line of its
 # own: it opens with the sentence's punctuation.
 _SPLIT_TAIL = re.compile(r"[.,;:](?:\s|$)")
@@ -413,6 +414,13 @@ def lines_to_blocks(
             # "Ivanova and Okafor (2020)" / "reported that ...": a short line ending in a
             # bracket is no paragraph end when the sentence goes on in lower case.
             goes_on = following[:1].islower() and not _SENTENCE_END.search(line)
+            # '... higher than found in"' / "(Søndergaard et al., 1994, p." - a quotation closed
+            # without a full stop: its marker and the sentence's end follow.
+            goes_on = goes_on or (
+                following[:1] in "(["
+                and line.rstrip()[-1:] in _CLOSING_QUOTES
+                and not _SENTENCE_END.search(line)
+            )
             # A raised marker splits its printed line in the text layer ("... cases⁹" /
             # ". “METHODS:"): the tail is as short as the printed line only with the text before.
             printed = len(line)
