@@ -27,7 +27,7 @@ from citeproof.devkit.seeded.material import (
     made_up_title,
 )
 from citeproof.devkit.seeded.score import Scores, score_thesis
-from citeproof.pipeline import QUOTE_VERIFIED, RULES
+from citeproof.pipeline import PAGE_MISMATCH, QUOTE_VERIFIED, RULES
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 pytestmark = pytest.mark.skipif(
@@ -227,8 +227,9 @@ def test_the_llm_stub_answers_in_the_judges_reply_shape() -> None:
 # Theses with every kind active and most citations pinpointed: enough wrong pinpoints that a
 # page picked at random would, now and then, be one that bears on the claim.
 PINPOINTED = GeneratorConfig(
-    theses=8, min_works=6, max_works=8, pinpoint_share=1.0, kind_active_share=1.0
-)
+    theses=8, min_works=6, max_works=8, pinpoint_share=1.0, kind_active_share=1.0,
+    wrong_pinpoint_active_share=1.0,
+)  # fmt: skip
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 
 
@@ -274,3 +275,57 @@ def test_a_wrong_pinpoint_cites_a_page_that_holds_nothing_bearing_on_the_claim(
                 assert not bears_on(claim.text, evidence, pages[page], everything), citation
             checked += 1
     assert checked >= 20
+
+
+def test_wrong_pinpoints_go_into_more_theses_than_the_other_kinds(
+    material: tuple[list[Document], list[str]],
+) -> None:
+    """Issue 25 asks for 100 cases per rule: only pinpointed paraphrases with a page holding
+    nothing that bears on them can take a wrong pinpoint, so at the common share 60 theses gave
+    91 (seed 424242). The kind has a share of its own: here every thesis that prints pinpoints
+    may get wrong pinpoints while (nearly) no thesis gets the other optional kinds (a thesis
+    whose few pinpointed paraphrases have no such page gets none)."""
+    documents, filler = material
+    config = GeneratorConfig(
+        theses=6, min_works=5, max_works=6, kind_active_share=1e-9,
+        wrong_pinpoint_active_share=1.0,
+    )  # fmt: skip
+    composer = Composer(documents, filler, 3, config)
+    built = [composer.thesis(index) for index in range(config.theses)]
+    optional = (k.MISQUOTE, k.QUOTE_ELSEWHERE)
+    assert not any(c.kind in optional for b in built for c in b.key.citations)
+    pinpointing = [b for b in built if any(c.pinpoint for c in b.key.citations)]
+    wrong = [b for b in pinpointing if any(c.kind == k.WRONG_PINPOINT for c in b.key.citations)]
+    assert len(pinpointing) >= 3 and len(wrong) >= len(pinpointing) - 1
+
+
+def test_a_page_mismatch_on_a_quotation_cited_to_another_page_is_no_false_alarm() -> None:
+    """A verbatim quotation cited to another page, which the quotation rule does not check (a
+    quotation in Title Case, "Experience from China, Italy, and the United States"): the page
+    rule says rightly that the cited page holds nothing about it (seed 3: 2 of the 5 page-rule
+    flags on other kinds counted against it)."""
+    quoted = k.CitationKey(
+        id="t-c000", sentence="One study put it as “Experience from China, Italy, and the United "
+        "States” [1, p. 3].", marker="[1, p. 3]", work="w1", entry=0, form=k.FORM_QUOTE,
+        origin="checkcovid", pinpoint="p. 3", source_pages=(1,), cited_pages=(2,),
+        kind=k.QUOTE_ELSEWHERE, detail="printed on 2, cited to 3",
+    )  # fmt: skip
+    paraphrase = k.CitationKey(
+        id="t-c001", sentence="Masks lowered transmission in schools by a third [1, p. 1].",
+        marker="[1, p. 1]", work="w1", entry=0, form=k.FORM_CLAIM, origin="checkcovid",
+        pinpoint="p. 1", source_pages=(3,), cited_pages=(0,), kind=k.WRONG_PINPOINT,
+        detail="evidence on 4, cited to 1",
+    )  # fmt: skip
+    key = k.ThesisKey(id="t", style="numeric", citations=(quoted, paraphrase), entries=(),
+                      sources=(), library="library.bib")  # fmt: skip
+    flag = {"rule": PAGE_MISMATCH.code, "severity": PAGE_MISMATCH.severity}
+    report = {
+        "citations": [
+            {"claim": c.sentence, "marker": c.marker, "findings": [flag]} for c in key.citations
+        ],
+        "entries": [],
+    }
+    scores = Scores()
+    score_thesis(scores, key, report)
+    record = scores.rules()[PAGE_MISMATCH.slug]
+    assert (record["injected"], record["detected"], record["flagged"]) == (1, 1, 1)
