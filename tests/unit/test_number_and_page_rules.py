@@ -14,22 +14,12 @@ from citeproof.retriever.content_rules import CitationInput, SourceText, check_c
 from citeproof.retriever.content_rules.config import ContentRulesConfig, ContentRulesConfigError
 from citeproof.retriever.content_rules.evidence import RankedPassage, ranked_sentences
 from citeproof.retriever.retrieval import EvidencePassage
+from tests.unit.content_rules_support import passage
 
 
 def conflicts(source: SourceText, claim: str, evidence=()) -> list[tuple[str, str]]:
     findings = check_citation(source, CitationInput(claim=claim, evidence=list(evidence)))
     return [(f.expected, f.found) for f in findings if f.rule == NUMBER_CONFLICT.code]
-
-
-def passage(source: SourceText, fragment: str, rank: int, score: float = 0.7) -> RankedPassage:
-    [index] = [i for i in range(len(source.sentences)) if fragment in source.sentence_text(i)]
-    return RankedPassage(
-        text=source.sentence_text(index),
-        rank=rank,
-        page=source.sentence_pages[index],
-        vector_score=score,
-        fused_score=score,
-    )
 
 
 # --- number-conflict: finding the sentence and the value -------------------------------------

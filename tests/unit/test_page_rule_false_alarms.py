@@ -7,17 +7,7 @@ from __future__ import annotations
 from citeproof.pipeline import PAGE_MISMATCH, QUOTE_NOT_FOUND
 from citeproof.retriever.content_rules import CitationInput, SourceText, check_citation
 from citeproof.retriever.content_rules.evidence import RankedPassage
-
-
-def _passage(source: SourceText, fragment: str, rank: int, score: float) -> RankedPassage:
-    [index] = [i for i in range(len(source.sentences)) if fragment in source.sentence_text(i)]
-    return RankedPassage(
-        text=source.sentence_text(index),
-        rank=rank,
-        page=source.sentence_pages[index],
-        vector_score=score,
-        fused_score=score,
-    )
+from tests.unit.content_rules_support import passage
 
 
 def _rules(source: SourceText, citation: CitationInput) -> set[str]:
@@ -41,7 +31,7 @@ def test_a_misquotation_leaves_its_page_to_the_quotation_rule() -> None:
         "The authors wrote that “early recognition of severe patients remains a challenge for "
         "many clinicians” (p. 3)."
     )
-    evidence = [_passage(source, "protein changes", 1, 0.8)]
+    evidence = [passage(source, "protein changes", 1, 0.8)]
     citation = CitationInput(claim=claim, pinpoint_pages=["3"], evidence=evidence)
     rules = _rules(source, citation)
     assert QUOTE_NOT_FOUND.code in rules
