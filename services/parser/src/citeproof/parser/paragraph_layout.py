@@ -23,15 +23,12 @@ from itertools import pairwise
 from statistics import median
 
 from citeproof.parser.blocks import LineBox
+from citeproof.parser.page_columns import INDENT_TOLERANCE_PT, column_of, shared_edge
 
-# Two left positions closer than this (points) are one position.
-INDENT_TOLERANCE_PT = 1.5
 # A first-line indent is at most this deep (about 13 mm); deeper is a centred line or a table.
 MAX_INDENT_PT = 36.0
 # Lines that must share a left position for it to be a column's edge.
 MIN_LINES_AT_EDGE = 3
-# Lines of a page whose left edge lies beyond this share of the page width are a second column.
-SECOND_COLUMN_SHARE = 0.42
 # A line is in the body's size within this many points (headings are larger, notes smaller).
 BODY_SIZE_TOLERANCE = 0.6
 # Space between paragraphs: the pitch above the line exceeds the column's usual pitch by this
@@ -54,16 +51,12 @@ def ends_a_sentence(line: str) -> bool:
 
 
 def _column(box: LineBox, width: float) -> int:
-    return int(box.left > width * SECOND_COLUMN_SHARE)
+    return column_of(box.left, width)
 
 
 def _edge(lefts: list[float]) -> float | None:
     """The leftmost position at least MIN_LINES_AT_EDGE lines share."""
-    values = sorted(lefts)
-    for index in range(len(values) - MIN_LINES_AT_EDGE + 1):
-        if values[index + MIN_LINES_AT_EDGE - 1] - values[index] <= INDENT_TOLERANCE_PT:
-            return values[index]
-    return None
+    return shared_edge(lefts, MIN_LINES_AT_EDGE)
 
 
 class _Printed:

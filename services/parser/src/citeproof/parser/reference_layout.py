@@ -22,6 +22,7 @@ from statistics import median
 
 from citeproof.parser.blocks import LineBox
 from citeproof.parser.layout import breaks_a_range
+from citeproof.parser.page_columns import INDENT_TOLERANCE_PT, column_of, shared_edge
 from citeproof.parser.thesis.entries import (
     HeadShape,
     can_end_entry,
@@ -34,8 +35,6 @@ from citeproof.parser.thesis.entries import (
 from citeproof.parser.thesis.sections import is_reference_heading
 from citeproof.text.names import is_organisation
 
-# Two left positions closer than this (points) are the same indentation level.
-INDENT_TOLERANCE_PT = 1.5
 # Lines printed this much smaller than the list's entries are footnotes; this much larger, the
 # heading or text after the list. The entries' size is read from the first lines after the heading.
 SIZE_STEP_PT = 0.8
@@ -60,8 +59,6 @@ CONFIRMED_GAP_PT = 2.0
 # Entries are set apart by space when wide gaps number at least this share of the entry starts
 # the text tells.
 MIN_GAP_SHARE = 0.3
-# Lines of a page whose left edge lies beyond this share of the page width are a second column.
-SECOND_COLUMN_SHARE = 0.42
 # Share of the entry starts the indentation tells that must open like entries by their text for
 # the text to confirm the starts of a page column whose lines all sit at one position.
 MIN_TEXT_CONFIRMED_SHARE = 0.8
@@ -117,7 +114,7 @@ def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: l
                 continue
             if _AFTER_LIST.match(text) or _lettered_heading(text, region):
                 return _entries_only(region)
-            column = int(box.left > widths[page_index] * SECOND_COLUMN_SHARE)
+            column = column_of(box.left, widths[page_index])
             region.append(_Line(page_index, text, box, column))
     return _entries_only(region)
 
@@ -183,11 +180,8 @@ def _column_lefts(region: list[_Line]) -> dict[tuple[int, int], float]:
     single_position: set[tuple[int, int]] = set()
     for key, values in lefts.items():
         values.sort()
-        edges[key] = values[0]
-        for index in range(len(values) - MIN_LINES_AT_EDGE + 1):
-            if values[index + MIN_LINES_AT_EDGE - 1] - values[index] <= INDENT_TOLERANCE_PT:
-                edges[key] = values[index]
-                break
+        edge = shared_edge(values, MIN_LINES_AT_EDGE)
+        edges[key] = values[0] if edge is None else edge
         if values[-1] - values[0] <= INDENT_TOLERANCE_PT:
             single_position.add(key)
     # A column whose lines all sit at one position may hold only continuation lines (its one
