@@ -8,19 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from citeproof.pipeline import NUMBER_CONFLICT, PAGE_MISMATCH
+from citeproof.pipeline import PAGE_MISMATCH
 from citeproof.retriever.content_check import citation_input
 from citeproof.retriever.content_rules import CitationInput, SourceText, check_citation
 from citeproof.retriever.content_rules.config import ContentRulesConfig, ContentRulesConfigError
 from citeproof.retriever.content_rules.evidence import RankedPassage, ranked_sentences
 from citeproof.retriever.retrieval import EvidencePassage
-from tests.unit.content_rules_support import passage
-
-
-def conflicts(source: SourceText, claim: str, evidence=()) -> list[tuple[str, str]]:
-    findings = check_citation(source, CitationInput(claim=claim, evidence=list(evidence)))
-    return [(f.expected, f.found) for f in findings if f.rule == NUMBER_CONFLICT.code]
-
+from tests.unit.content_rules_support import conflicts, passage
 
 # --- number-conflict: finding the sentence and the value -------------------------------------
 

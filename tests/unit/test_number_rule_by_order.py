@@ -17,11 +17,11 @@ a list."""
 
 from __future__ import annotations
 
-from citeproof.pipeline import NUMBER_CONFLICT
-from citeproof.retriever.content_rules import CitationInput, SourceText, check_citation
+from citeproof.retriever.content_rules import SourceText
 from citeproof.retriever.content_rules.evidence import RankedPassage
 from citeproof.retriever.content_rules.ordered_lists import value_lists, word_series
 from citeproof.text.quantities import extract_quantities
+from tests.unit.content_rules_support import conflicts as source_conflicts
 
 
 def conflicts(source: SourceText, claim: str, best: str = "") -> list[tuple[str, str]]:
@@ -31,8 +31,7 @@ def conflicts(source: SourceText, claim: str, best: str = "") -> list[tuple[str,
         for index in range(len(source.sentences))
         if best and best in source.sentence_text(index)
     ]
-    findings = check_citation(source, CitationInput(claim=claim, evidence=evidence))
-    return [(f.expected, f.found) for f in findings if f.rule == NUMBER_CONFLICT.code]
+    return source_conflicts(source, claim, evidence)
 
 
 FILLER = [

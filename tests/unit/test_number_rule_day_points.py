@@ -5,10 +5,10 @@ read it as the time point it is (`source.read_quantities`). Failed before."""
 
 from __future__ import annotations
 
-from citeproof.pipeline import NUMBER_CONFLICT
-from citeproof.retriever.content_rules import CitationInput, SourceText, check_citation
+from citeproof.retriever.content_rules import SourceText
 from citeproof.retriever.content_rules.source import read_quantities
 from citeproof.text.quantities import DURATION
+from tests.unit.content_rules_support import conflicts as source_conflicts
 
 FERRETS = SourceText.from_pages(
     [
@@ -24,8 +24,7 @@ FERRETS = SourceText.from_pages(
 
 
 def conflicts(claim: str) -> list[tuple[str, str]]:
-    findings = check_citation(FERRETS, CitationInput(claim=claim))
-    return [(f.expected, f.found) for f in findings if f.rule == NUMBER_CONFLICT.code]
+    return source_conflicts(FERRETS, claim)
 
 
 def test_a_changed_day_conflicts_with_the_day_the_source_names() -> None:

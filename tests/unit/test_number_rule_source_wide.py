@@ -14,16 +14,10 @@ values that could each be the wrong copy."""
 
 from __future__ import annotations
 
-from citeproof.pipeline import NUMBER_CONFLICT
-from citeproof.retriever.content_rules import CitationInput, SourceText, check_citation
+from citeproof.retriever.content_rules import SourceText
 from citeproof.retriever.content_rules.number_rule import _close_value
 from citeproof.text.quantities import PERCENT, extract_quantities
-
-
-def conflicts(source: SourceText, claim: str) -> list[tuple[str, str]]:
-    findings = check_citation(source, CitationInput(claim=claim))
-    return [(f.expected, f.found) for f in findings if f.rule == NUMBER_CONFLICT.code]
-
+from tests.unit.content_rules_support import conflicts
 
 # Filler of another topic, as the seeded sources hold between the cited document's sentences.
 FILLER = [
