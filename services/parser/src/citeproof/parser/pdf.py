@@ -189,6 +189,17 @@ def _before_reference_heading(
     return boxes
 
 
+def _without_lines(
+    boxes_by_page: list[list[LineBox | None]], left_out: list[list[int]]
+) -> list[list[LineBox | None]]:
+    """Each page's boxes with the lines at ``left_out``'s indices (its notes) set to None."""
+    result = []
+    for boxes, indices in zip(boxes_by_page, left_out, strict=True):
+        skipped = set(indices)
+        result.append([None if index in skipped else box for index, box in enumerate(boxes)])
+    return result
+
+
 def _metadata(document: pdfium.PdfDocument) -> dict[str, str]:
     try:
         info = document.get_metadata_dict(skip_empty=True)
@@ -264,34 +275,20 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
             )
         # The body's size, from the lines above the reference heading only (on a short thesis
         # the list and the notes would outnumber the body lines).
-        body = body_size(
-            [
-                _before_reference_heading(lines, boxes)
-                for lines, boxes in zip(pages, body_boxes, strict=True)
-            ]
-        )
+        above_list = [
+            _before_reference_heading(lines, boxes)
+            for lines, boxes in zip(pages, body_boxes, strict=True)
+        ]
+        body = body_size(above_list)
         note_lines = [
             footnote_lines(lines, boxes, body) if body else []
             for lines, boxes in zip(pages, body_boxes, strict=True)
         ]
         # The reference list's layout is read without the notes at the foot of its first page
         # (set at the margin, they would pass for entry starts).
-        list_boxes = [
-            [None if index in set(notes) else box for index, box in enumerate(boxes)]
-            for boxes, notes in zip(all_boxes, note_lines, strict=True)
-        ]
+        list_boxes = _without_lines(all_boxes, note_lines)
         # Paragraphs of the body: above the reference heading, notes at the page foot left out.
-        paragraph_boxes = [
-            [None if index in set(notes) else box for index, box in enumerate(boxes)]
-            for boxes, notes in zip(
-                [
-                    _before_reference_heading(lines, boxes)
-                    for lines, boxes in zip(pages, body_boxes, strict=True)
-                ],
-                note_lines,
-                strict=True,
-            )
-        ]
+        paragraph_boxes = _without_lines(above_list, note_lines)
         printed = detect_page_labels(pages, _pdf_page_labels(document))
         facts = FileFacts(
             info=_metadata(document),
