@@ -220,14 +220,19 @@ def _admits(mine: Quantity, theirs: Quantity) -> bool:
     return abs(value.value - bound.value) <= BOUND_REACH * abs(bound.value) + bound.tolerance
 
 
+def _windows_overlap(one: float, other: float, slack: float) -> bool:
+    """Two values agree when their rounding windows (``slack``: both tolerances) overlap, not
+    when they only touch; equal values always agree."""
+    return abs(one - other) < slack - TRUNCATION_EPSILON or abs(one - other) <= TRUNCATION_EPSILON
+
+
 def _ends_agreeing(mine: Quantity, theirs: Quantity) -> int:
     """How many ends of two ranges agree (0, 1 or 2), truncation included ("2.5 g-14 g" for
     "2.5-14.9 g"). Two ends agree when their rounding windows overlap, not when they only
     touch: "6%-10%" does not agree with "5-10%" at its low end."""
     slack = mine.tolerance + theirs.tolerance
     return sum(
-        abs(one - other) < slack - TRUNCATION_EPSILON
-        or abs(one - other) <= TRUNCATION_EPSILON
+        _windows_overlap(one, other, slack)
         or (cut and 0 <= other - one < 2 * mine.tolerance + TRUNCATION_EPSILON)
         for one, other, cut in (
             (mine.low or 0.0, theirs.low or 0.0, _decimals(theirs.text) > _decimals(mine.text)),
@@ -739,13 +744,9 @@ def _ends_at(quantity: Quantity, other: Quantity) -> list[float]:
     rounding)."""
     if other.low is not None:
         return []
-    slack = quantity.tolerance + other.tolerance - TRUNCATION_EPSILON
+    slack = quantity.tolerance + other.tolerance
     ends = (quantity.low or 0.0, quantity.high or 0.0)
-    return [
-        end
-        for end in ends
-        if abs(end - other.value) < slack or abs(end - other.value) <= TRUNCATION_EPSILON
-    ]
+    return [end for end in ends if _windows_overlap(end, other.value, slack)]
 
 
 def _unpaired(
