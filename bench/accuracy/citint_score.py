@@ -15,7 +15,9 @@ every gold class. Binary: accurate (``supported``) against not accurate (the oth
   otherwise than by the most probable label (the local judge's decision weights), the same of
   the label it states (for an undecided verdict the label it leans to) with that label's
   probability (``ece_stated_label``);
-* 95% bootstrap intervals (citations resampled, seeded) for each figure.
+* 95% bootstrap intervals (citations resampled, seeded) for each figure;
+* the ECE a perfectly calibrated judge would show at the same stated probabilities on a sample
+  this size (``ece_noise_floor``): the floor an ECE bar must be read against.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ CLAIMS: Final = {
 BOOTSTRAP_ROUNDS: Final = 1000
 BOOTSTRAP_SEED: Final = 27
 DECILES: Final = 10
+# Simulated samples behind ``ece_noise_floor``.
+FLOOR_ROUNDS: Final = 2000
+FLOOR_SEED: Final = 29
 
 
 def _macro_f1(gold: np.ndarray, predicted: np.ndarray, classes: Sequence[int]) -> float:
@@ -89,6 +94,28 @@ def ece(confidence: np.ndarray, correct: np.ndarray, bins: int = DECILES) -> flo
         if len(part):
             total += len(part) * abs(confidence[part].mean() - correct[part].mean())
     return float(total / max(len(confidence), 1))
+
+
+def ece_noise_floor(
+    confidence: np.ndarray,
+    bins: int = DECILES,
+    rounds: int = FLOOR_ROUNDS,
+    seed: int = FLOOR_SEED,
+) -> dict[str, float]:
+    """The ECE a perfectly calibrated judge would show at these stated probabilities on a sample
+    this size (each verdict right with exactly its stated probability, simulated ``rounds``
+    times): its mean and 95th percentile. Binned ECE is biased upward on small samples (every
+    bin's share right is off by sampling noise alone), so a bar below this floor is met by luck,
+    and an ECE near it says the judge is as calibrated as the sample can tell."""
+    confidence = np.asarray(confidence, dtype=float)
+    rng = np.random.default_rng(seed)
+    simulated = np.array(
+        [ece(confidence, rng.random(len(confidence)) < confidence, bins) for _ in range(rounds)]
+    )
+    return {
+        "mean": round(float(simulated.mean()), 4),
+        "p95": round(float(np.percentile(simulated, 95)), 4),
+    }
 
 
 class Scored:
@@ -159,12 +186,15 @@ class Scored:
             "ci95": intervals,
             "reliability_deciles": reliability(self.top_confidence, self.top == self.gold),
             "confusion": confusion(self.gold, self.predicted),
+            # What a perfectly calibrated judge would show here (``ece_noise_floor``).
+            "ece_floor": {"top_label": ece_noise_floor(self.top_confidence)},
         }
         if self.stated is not None and self.stated_confidence is not None:
             # The table behind ``ece_stated_label``: what a reader of the verdicts sees.
             result["reliability_deciles_stated"] = reliability(
                 self.stated_confidence, self.stated == self.gold
             )
+            result["ece_floor"]["stated_label"] = ece_noise_floor(self.stated_confidence)
         return result
 
 
