@@ -18,6 +18,7 @@ page furniture and front matter between here and the block builder (`layout.line
 from __future__ import annotations
 
 import re
+from collections import Counter
 from statistics import median
 
 from citeproof.parser.blocks import LineBox
@@ -93,11 +94,7 @@ class _Line:
 
 def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]):
     """The lines after the last reference heading, up to a heading that ends the list."""
-    heading: tuple[int, int] | None = None
-    for page_index, lines in enumerate(pages):
-        for line_index, line in enumerate(lines):
-            if is_reference_heading(line.strip()):
-                heading = (page_index, line_index)
+    heading = _last_reference_heading(pages, boxes)
     if heading is None:
         return []
     region: list[_Line] = []
@@ -117,6 +114,28 @@ def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: l
             column = column_of(box.left, widths[page_index])
             region.append(_Line(page_index, text, box, column))
     return _entries_only(region)
+
+
+def _last_reference_heading(
+    pages: list[list[str]], boxes: list[list[LineBox | None]]
+) -> tuple[int, int] | None:
+    """(page, line) of the last reference heading. A running header that names the chapter
+    ("References" at the top of the list's later pages) is set smaller than the heading it
+    repeats: only lines within SIZE_STEP_PT of the largest such line count."""
+    found: list[tuple[int, int, float | None]] = []
+    for page_index, lines in enumerate(pages):
+        for line_index, line in enumerate(lines):
+            if is_reference_heading(line.strip()):
+                box = boxes[page_index][line_index] if line_index < len(boxes[page_index]) else None
+                found.append((page_index, line_index, box.size if box is not None else None))
+    sizes = [size for _, _, size in found if size is not None]
+    largest = max(sizes, default=0.0)
+    headings = [
+        (page_index, line_index)
+        for page_index, line_index, size in found
+        if size is None or size >= largest - SIZE_STEP_PT
+    ]
+    return headings[-1] if headings else None
 
 
 def _lettered_heading(text: str, region: list[_Line]) -> bool:
@@ -192,6 +211,7 @@ def _column_lefts(region: list[_Line]) -> dict[tuple[int, int], float]:
     for (page, column), edge in edges.items():
         key = (page % 2, column)
         shared[key] = min(shared.get(key, edge), edge)
+    list_indent = _list_indent(lefts, edges)
     adjusted: dict[tuple[int, int], float] = {}
     for (page, column), edge in edges.items():
         candidate = shared[(page % 2, column)]
@@ -204,8 +224,42 @@ def _column_lefts(region: list[_Line]) -> dict[tuple[int, int], float]:
         ):
             # A single entry start at the shared edge is one line: too few to set the edge alone.
             edge = candidate
+        elif list_indent is not None:
+            # No page of the same parity tells (a list on two pages whose second holds the tail
+            # of an entry and one entry more): a line one list indent left of the edge found is
+            # an entry start at the real edge, the lines at that "edge" are continuations.
+            edge = next(
+                (
+                    left
+                    for left in lefts[(page, column)]
+                    if abs(edge - list_indent - left) <= INDENT_TOLERANCE_PT
+                ),
+                edge,
+            )
         adjusted[(page, column)] = edge
     return adjusted
+
+
+def _list_indent(
+    lefts: dict[tuple[int, int], list[float]], edges: dict[tuple[int, int], float]
+) -> float | None:
+    """The list's indent (hanging or first-line): the distance from a column's edge at which
+    most of its indented lines sit, over the columns whose edge at least MIN_LINES_AT_EDGE lines
+    share; None when no indent is shared so."""
+    offsets: Counter[float] = Counter()
+    for key, values in lefts.items():
+        at_edge = sum(1 for left in values if abs(left - edges[key]) <= INDENT_TOLERANCE_PT)
+        if at_edge < MIN_LINES_AT_EDGE:
+            continue
+        offsets.update(
+            round(left - edges[key])
+            for left in values
+            if INDENT_TOLERANCE_PT < left - edges[key] <= MAX_INDENT_PT
+        )
+    if not offsets:
+        return None
+    indent, count = offsets.most_common(1)[0]
+    return float(indent) if count >= MIN_LINES_AT_EDGE else None
 
 
 def _indent_starts(region: list[_Line]) -> set[int] | None:
