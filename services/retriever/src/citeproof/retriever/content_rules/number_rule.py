@@ -988,6 +988,17 @@ def _range_end_copied(
     return None
 
 
+def _more_precise(quantity: Quantity, stated: Sequence[Quantity]) -> bool:
+    """The claim's value has more decimals than any value of its kind the sentence states: a
+    wrong copy keeps the digits it was copied from, so a claim's "7.76% vs. 13.79%" beside a
+    sentence's "13% ... vs. 23%" is the writer's own figure (the study's tables, a
+    computation), not a copy of the sentence's."""
+    if quantity.low is not None:
+        return False
+    mine = _decimals(quantity.text)
+    return all(_decimals(other.text) < mine for other in stated if _same_kind(quantity, other))
+
+
 def _wide_copy(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     """A value found away from the claim's best-aligned sentences is its original only when a
     copying slip makes the one of the other: the same digits in another order, or words near
@@ -1126,6 +1137,8 @@ def check_numbers(
             if wide is None or _derived(quantity, by_sentence[wide[0]], everything):
                 continue
             sentence, found = wide[0], [wide[1]]
+        if _more_precise(quantity, by_sentence[sentence]):
+            continue
         text = normalise_numerals(source.sentence_text(sentence))
         said = _listed([_as_written(text, theirs.quantity) for theirs in found])
         mine = _as_written(claim, quantity)

@@ -44,24 +44,55 @@ _BYTES_PER_SENTENCE = 400
 MIN_STEM_CHARS = 3
 
 
+# Kinds of the content rules' own (compared only with their own kind): the day of a date
+# ("July 21", "28 May"), and an interval ("every three days").
+DAY_OF_MONTH = "day-of-month"
+INTERVAL = "interval"
+
 # "on day 7 post infection": a time point, the days after day 0 (the shared reading takes the
 # number for a bare count, and the number rule would compare it with nothing).
 _DAY_BEFORE = re.compile(r"\b[Dd]ays?\s*$")
 
 
+_MONTHS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept?\.?|Oct\.?|Nov\.?|Dec\.?"
+)
+_MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s*$")
+_MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{_MONTHS})\b")
+_EVERY_BEFORE = re.compile(r"\b[Ee]very\s*$")
+DAYS_IN_A_MONTH = 31
+
+
+def _kind(text: str, quantity: Quantity) -> str:
+    """The content rules' kind of a value the shared reading gives."""
+    if quantity.role != VALUE or quantity.low is not None:
+        return quantity.kind
+    if quantity.kind == COUNT:
+        if _DAY_BEFORE.search(text, 0, quantity.start):
+            return DURATION
+        if 1 <= quantity.value <= DAYS_IN_A_MONTH and (
+            _MONTH_BEFORE.search(text, 0, quantity.start) or _MONTH_AFTER.match(text, quantity.end)
+        ):
+            return DAY_OF_MONTH
+    if quantity.kind == DURATION and _EVERY_BEFORE.search(text, 0, quantity.start):
+        return INTERVAL
+    return quantity.kind
+
+
 def read_quantities(text: str) -> tuple[Quantity, ...]:
-    """The content rules' reading of ``text``'s numbers (`extract_quantities`), a day named by
-    its number ("day 7") read as the duration it lies after day 0, so that "day 9 post
-    infection" is compared with "day 7 post infection"."""
-    return tuple(
-        replace(quantity, kind=DURATION)
-        if quantity.kind == COUNT
-        and quantity.role == VALUE
-        and quantity.low is None
-        and _DAY_BEFORE.search(text, 0, quantity.start)
-        else quantity
-        for quantity in extract_quantities(text)
-    )
+    """The content rules' reading of ``text``'s numbers (`extract_quantities`), with kinds of
+    their own where the shared reading gives a count or a duration:
+    - a day named by its number ("day 7") is the duration it lies after day 0, so that "day 9
+      post infection" is compared with "day 7 post infection";
+    - the day of a date ("until March 16", "28 May") is a day of the month (`DAY_OF_MONTH`),
+      no count: a "July 21 report" is not about the source's "7 sites";
+    - "every three days" is an interval (`INTERVAL`), not the time point "after 16 days"."""
+    found = []
+    for quantity in extract_quantities(text):
+        kind = _kind(text, quantity)
+        found.append(quantity if kind == quantity.kind else replace(quantity, kind=kind))
+    return tuple(found)
 
 
 def content_stems(words: Sequence[FoldedWord]) -> list[str]:
