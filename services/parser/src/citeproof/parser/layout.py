@@ -89,11 +89,11 @@ _SPLIT_TAIL = re.compile(r"[.,;:](?:\s|$)")
 _VARIANTS = str.maketrans({"–": "-", "—": "-", "‒": "-", "−": "-", "‐": "-", "’": "'", "…": "..."})
 
 
-def _boilerplate_key(line: str) -> str:
+def boilerplate_key(line: str) -> str:
     return _DIGITS.sub("#", _SPACES.sub(" ", line.strip().lower().translate(_VARIANTS)))
 
 
-def _repeated_edge_lines(pages: list[list[str]]) -> set[str]:
+def repeated_edge_lines(pages: list[list[str]]) -> set[str]:
     """Keys of lines that repeat at page edges often enough to be running headers/footers."""
     if len(pages) < MIN_REPEATS:
         return set()
@@ -106,11 +106,11 @@ def _repeated_edge_lines(pages: list[list[str]]) -> set[str]:
     numbers: dict[str, set[tuple[str, ...]]] = {}
     for lines in pages:
         content = [line for line in lines if line.strip()]
-        tops.update({_boilerplate_key(line) for line in content[:EDGE_LINES]})
-        feet.update({_boilerplate_key(line) for line in content[-EDGE_LINES:]})
+        tops.update({boilerplate_key(line) for line in content[:EDGE_LINES]})
+        feet.update({boilerplate_key(line) for line in content[-EDGE_LINES:]})
         for line in content[:EDGE_LINES] + content[-EDGE_LINES:]:
-            numbers.setdefault(_boilerplate_key(line), set()).add(tuple(_DIGITS.findall(line)))
-        inside.update(_boilerplate_key(line) for line in content[EDGE_LINES:-EDGE_LINES])
+            numbers.setdefault(boilerplate_key(line), set()).add(tuple(_DIGITS.findall(line)))
+        inside.update(boilerplate_key(line) for line in content[EDGE_LINES:-EDGE_LINES])
     needed = min(MAX_REPEATS_NEEDED, max(MIN_REPEATS, math.ceil(REPEAT_SHARE * len(pages))))
     # Content that happens to fall at page edges is no furniture: a line also printed inside a
     # page, or one whose numbers differ in more than one place (a reference list's "Journal of
@@ -190,10 +190,10 @@ def remove_page_furniture(
     after such a repeated entry's start on its page, up to the line that can end it (its two
     copies' second lines at two page feet).
     """
-    repeated = _repeated_edge_lines(pages)
+    repeated = repeated_edge_lines(pages)
     starts_by_page = [set(starts) for starts in entry_starts or []]
     start_counts = Counter(
-        _boilerplate_key(start) for starts in entry_starts or [] for start in starts
+        boilerplate_key(start) for starts in entry_starts or [] for start in starts
     )
     cleaned: list[list[str]] = []
     for page_index, lines in enumerate(pages):
@@ -211,13 +211,13 @@ def remove_page_furniture(
                 continue
             entry_line = stripped in starts
             if entry_line:
-                in_repeated_entry = start_counts[_boilerplate_key(stripped)] > 1
+                in_repeated_entry = start_counts[boilerplate_key(stripped)] > 1
             elif in_repeated_entry:
                 entry_line = True
             if index in printed_header and not entry_line:
                 continue
             page_number = _PAGE_NUMBER.match(stripped) and not (keep and breaks_a_range(keep[-1]))
-            repeats = _boilerplate_key(line) in repeated and not entry_line
+            repeats = boilerplate_key(line) in repeated and not entry_line
             if index in edge and (page_number or repeats):
                 continue
             keep.append(stripped)

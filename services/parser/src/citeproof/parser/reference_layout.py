@@ -22,7 +22,12 @@ from collections import Counter
 from statistics import median
 
 from citeproof.parser.blocks import LineBox
-from citeproof.parser.layout import breaks_a_range
+from citeproof.parser.layout import (
+    EDGE_LINES,
+    boilerplate_key,
+    breaks_a_range,
+    repeated_edge_lines,
+)
 from citeproof.parser.page_columns import INDENT_TOLERANCE_PT, column_of, shared_edge
 from citeproof.parser.thesis.entries import (
     HeadShape,
@@ -98,11 +103,23 @@ def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: l
     if heading is None:
         return []
     region: list[_Line] = []
+    furniture = repeated_edge_lines(pages)
     for page_index in range(heading[0], len(pages)):
         lines = pages[page_index]
         first = heading[1] + 1 if page_index == heading[0] else 0
+        content = [index for index, line in enumerate(lines) if line.strip()]
+        edge = set(content[:EDGE_LINES] + content[-EDGE_LINES:])
         for line_index in range(first, len(lines)):
             text = lines[line_index].strip()
+            if (
+                line_index in edge
+                and boilerplate_key(text) in furniture
+                and not looks_like_entry_start(text)
+            ):
+                # A running header or footer, set like the list and at its margin: no entry
+                # start (which the furniture removal would keep) and no line of an entry. A
+                # work listed twice, its entries opening two pages, opens like an entry.
+                continue
             box = boxes[page_index][line_index] if line_index < len(boxes[page_index]) else None
             page_number = _PAGE_NUMBER.fullmatch(text) and not (
                 region and breaks_a_range(region[-1].text)
