@@ -61,6 +61,8 @@ _MONTHS = (
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s*$")
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{_MONTHS})\b")
 _EVERY_BEFORE = re.compile(r"\b[Ee]very\s*$")
+# "7 dpi": days post infection.
+_DPI_AFTER = re.compile(r"\s*dpi\b")
 DAYS_IN_A_MONTH = 31
 
 
@@ -69,7 +71,7 @@ def _kind(text: str, quantity: Quantity) -> str:
     if quantity.role != VALUE or quantity.low is not None:
         return quantity.kind
     if quantity.kind == COUNT:
-        if _DAY_BEFORE.search(text, 0, quantity.start):
+        if _DAY_BEFORE.search(text, 0, quantity.start) or _DPI_AFTER.match(text, quantity.end):
             return DURATION
         if 1 <= quantity.value <= DAYS_IN_A_MONTH and (
             _MONTH_BEFORE.search(text, 0, quantity.start) or _MONTH_AFTER.match(text, quantity.end)
@@ -83,15 +85,16 @@ def _kind(text: str, quantity: Quantity) -> str:
 def read_quantities(text: str) -> tuple[Quantity, ...]:
     """The content rules' reading of ``text``'s numbers (`extract_quantities`), with kinds of
     their own where the shared reading gives a count or a duration:
-    - a day named by its number ("day 7") is the duration it lies after day 0, so that "day 9
-      post infection" is compared with "day 7 post infection";
+    - a day named by its number ("day 7", "7 dpi") is the duration it lies after day 0, so that
+      "day 9 post infection" is compared with "day 7 post infection" and "7 dpi";
     - the day of a date ("until March 16", "28 May") is a day of the month (`DAY_OF_MONTH`),
       no count: a "July 21 report" is not about the source's "7 sites";
     - "every three days" is an interval (`INTERVAL`), not the time point "after 16 days"."""
-    found = []
+    found: list[Quantity] = []
     for quantity in extract_quantities(text):
         kind = _kind(text, quantity)
-        found.append(quantity if kind == quantity.kind else replace(quantity, kind=kind))
+        quantity = quantity if kind == quantity.kind else replace(quantity, kind=kind)
+        found.append(quantity)
     return tuple(found)
 
 
