@@ -17,6 +17,7 @@ line of the body word for word is taken for a running header by the parser).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -85,7 +86,9 @@ class Document(msgspec.Struct, frozen=True):
 
 
 def _clean_sentence(text: str) -> str:
-    return " ".join(_ABSTRACT_LEAD.sub("", " ".join(text.split())).split())
+    # Check-COVID's corpus keeps some characters as raw HTML entities ("&#8805;85 years"),
+    # which a printed abstract never shows.
+    return " ".join(_ABSTRACT_LEAD.sub("", " ".join(html.unescape(text).split())).split())
 
 
 def made_up_title(sentence: str) -> str:
@@ -133,7 +136,7 @@ def load_checkcovid(directory: Path) -> list[Document]:
     for cord, found in sorted(claims.items()):
         abstract = corpus[cord]
         sentences = tuple(_clean_sentence(s) for s in abstract["abstract"])
-        title = " ".join(abstract["title"].split()).rstrip(".")
+        title = " ".join(html.unescape(abstract["title"]).split()).rstrip(".")
         documents.append(
             Document(
                 key=f"cc-{cord}",
