@@ -106,9 +106,13 @@ def _render(
     entries: list[Entry],
     furniture: Callable[[int, str], Furniture],
     break_inside: str,
+    break_after_line: int = 1,
+    template_last: bool = False,
 ) -> bytes:
     """Body, "References", the entries with a hanging indent; a page ends when it is full, and
-    the page that holds the entry of ``break_inside`` ends after that entry's second line."""
+    the page that holds the entry of ``break_inside`` ends after that entry's second line (its
+    line ``break_after_line``, counted from 0). The page template (number, header) is drawn
+    before the page's text, or after it with ``template_last``."""
     fonts = body_font_family()
     flow: list[tuple[str, float, float, float]] = [("1 Introduction", 12.0, 0.0, 18.0)]
     flow += [(line, BODY_SIZE, 0.0, BODY_PITCH) for line in body]
@@ -118,7 +122,7 @@ def _render(
         for number, line in enumerate(entry.lines):
             indent = 0.0 if number == 0 else HANGING_INDENT
             flow.append((line, LIST_SIZE, indent, LIST_PITCH))
-            if entry.surname == break_inside and number == 1:
+            if entry.surname == break_inside and number == break_after_line:
                 breaks.add(len(flow))
     buffer = io.BytesIO()
     canvas = Canvas(buffer, pagesize=A4, invariant=1)
@@ -139,22 +143,31 @@ def _render(
         # The chapter a header names: the last heading begun by the end of the page.
         headings = [text for text, size, _, _ in flow[:position] if size > BODY_SIZE]
         printed = furniture(page, headings[-1])
-        # As a word processor's page template: the furniture first in the content stream.
-        canvas.setFont(fonts.regular, 9)
-        if printed.number_at_top:
-            canvas.drawRightString(WIDTH - LEFT, HEIGHT - 40, str(page))
-        else:
-            canvas.drawCentredString(WIDTH / 2, 34, str(page))
-        canvas.setFont(fonts.italic, printed.header_size)
-        for number, line in enumerate(printed.header):
-            canvas.drawString(printed.header_left, HEIGHT - 40 - 11 * number, line)
+        # As a word processor's page template: the furniture first in the content stream
+        # (LaTeX's output routine ships the head after the text).
+        if not template_last:
+            _draw_template(canvas, printed, page)
         for (text, size, indent, _), line_y in placed:
             canvas.setFont(fonts.bold if size > BODY_SIZE else fonts.regular, size)
             canvas.drawString(LEFT + indent, line_y, fonts.printable(text))
+        if template_last:
+            _draw_template(canvas, printed, page)
         canvas.showPage()
     canvas.save()
     assert breaks <= page_ends, "the page filled up before the planned break"
     return buffer.getvalue()
+
+
+def _draw_template(canvas: Canvas, printed: Furniture, page: int) -> None:
+    fonts = body_font_family()
+    canvas.setFont(fonts.regular, 9)
+    if printed.number_at_top:
+        canvas.drawRightString(WIDTH - LEFT, HEIGHT - 40, str(page))
+    else:
+        canvas.drawCentredString(WIDTH / 2, 34, str(page))
+    canvas.setFont(fonts.italic, printed.header_size)
+    for number, line in enumerate(printed.header):
+        canvas.drawString(printed.header_left, HEIGHT - 40 - 11 * number, line)
 
 
 def _analysis(data: bytes) -> ThesisAnalysis:
@@ -215,19 +228,23 @@ FURNITURE: dict[str, Callable[[int, str], Furniture]] = {
         header=(TITLE,) if page > 1 else (), header_size=LIST_SIZE, header_left=LEFT
     ),
     "chapter-header": lambda page, chapter: Furniture(header=(chapter,) if page > 1 else ()),
+    # "References" at the top of the list's pages, set like the list and at its margin: the
+    # repetition rule refuses it (the same text is the list's heading, inside a page).
+    "chapter-header-set-like-the-list": lambda page, chapter: Furniture(
+        header=(chapter,) if page > 1 else (), header_size=LIST_SIZE, header_left=LEFT
+    ),
     "odd-title-even-chapter": lambda page, chapter: Furniture(
         header=(TITLE if page % 2 else chapter,) if page > 1 else ()
     ),
 }
 
 
+# On "tail-and-last-entry" a header is printed once, on the list's second page: neither its
+# repetition nor (set like the list) its type tells it from the list's lines; its place does.
 FURNITURE_CASES = [
     (case, furniture)
     for case in ("tail-and-last-entry", "three-list-pages")
     for furniture in FURNITURE
-    # Open: a header set like the list, printed once (a list on two pages): neither its
-    # repetition nor its type tells it from the list's lines, and it is read as an entry start.
-    if (case, furniture) != ("tail-and-last-entry", "header-set-like-the-list")
 ]
 
 
@@ -237,5 +254,31 @@ def test_an_entry_broken_under_other_page_furniture_reads_whole(case: str, furni
     entries = _entries(count, full_stop=False)
     data = _render(
         _body(entries, body_lines), entries, FURNITURE[furniture], entries[broken].surname
+    )
+    _check(_analysis(data), entries)
+
+
+# Headers set like the list and at its margin, printed once or repeating the list's heading,
+# over a page that opens with a new entry (the break after an entry's last line) or with an
+# entry's tail, the page template drawn before or after the page's text.
+SET_LIKE_THE_LIST = ("header-set-like-the-list", "chapter-header-set-like-the-list")
+
+
+@pytest.mark.parametrize("furniture", SET_LIKE_THE_LIST)
+@pytest.mark.parametrize("case", ["tail-and-last-entry", "three-list-pages"])
+@pytest.mark.parametrize("break_after_line", [1, 2], ids=["tail", "new-entry"])
+@pytest.mark.parametrize("template_last", [False, True], ids=["template-first", "template-last"])
+def test_a_header_set_like_the_list_is_no_entry_start(
+    furniture: str, case: str, break_after_line: int, template_last: bool
+) -> None:
+    body_lines, count, broken = CASES[case]
+    entries = _entries(count, full_stop=True)
+    data = _render(
+        _body(entries, body_lines),
+        entries,
+        FURNITURE[furniture],
+        entries[broken].surname,
+        break_after_line,
+        template_last,
     )
     _check(_analysis(data), entries)

@@ -37,6 +37,9 @@ class FileFacts(msgspec.Struct, frozen=True):
     # PDFs: per page, the texts of lines that start a reference entry by the page layout
     # (see `reference_layout`); the block builder starts a new block at each.
     reference_entry_starts: list[list[str]] = []
+    # PDFs: per page, indexes of lines at the reference list's page tops that its layout tells
+    # are page furniture (a running header set like the list); the furniture removal drops them.
+    reference_furniture_lines: list[list[int]] = []
     # PDFs: per page, the texts of body lines that start a paragraph by the page layout (a
     # first-line indent or space above; see `paragraph_layout`).
     paragraph_starts: list[list[str]] = []

@@ -59,7 +59,10 @@ def _pdf_blocks(
 
         return mark_front_matter(partition_pdf_blocks(data), rules), len(pages), facts
     lines = without_running_headers(
-        remove_page_furniture(pages, top_boxes, facts.reference_entry_starts), rules
+        remove_page_furniture(
+            pages, top_boxes, facts.reference_entry_starts, facts.reference_furniture_lines
+        ),
+        rules,
     )
     # Front matter is cut off by lines, before lines are joined into paragraphs: the title,
     # author and venue lines end without punctuation and would otherwise open the abstract's

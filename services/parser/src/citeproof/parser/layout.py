@@ -179,6 +179,7 @@ def remove_page_furniture(
     pages: list[list[str]],
     top_boxes: list[list[LineBox | None]] | None = None,
     entry_starts: list[list[str]] | None = None,
+    list_furniture: list[list[int]] | None = None,
 ) -> list[list[str]]:
     """Drop running headers/footers and bare page numbers.
 
@@ -188,7 +189,9 @@ def remove_page_furniture(
     (`reference_layout`); never furniture, however they repeat (a work listed twice whose two
     entries begin two pages: "[10] Rossi A, ..." and "[27] Rossi A, ..."), nor are the lines
     after such a repeated entry's start on its page, up to the line that can end it (its two
-    copies' second lines at two page feet).
+    copies' second lines at two page feet). ``list_furniture[p]``: indexes of lines of page p+1
+    that the reference list's layout tells are page furniture by their place (a running header
+    set like the list, printed once or repeating a heading), dropped.
     """
     repeated = repeated_edge_lines(pages)
     starts_by_page = [set(starts) for starts in entry_starts or []]
@@ -201,13 +204,18 @@ def remove_page_furniture(
         if top_boxes is not None and page_index > 0 and page_index < len(top_boxes):
             printed_header = _printed_header_lines(lines, top_boxes[page_index])
         starts = starts_by_page[page_index] if page_index < len(starts_by_page) else set()
+        placed_furniture = (
+            set(list_furniture[page_index])
+            if list_furniture and page_index < len(list_furniture)
+            else set()
+        )
         content = [index for index, line in enumerate(lines) if line.strip()]
         edge = set(content[:EDGE_LINES] + content[-EDGE_LINES:])
         keep: list[str] = []
         in_repeated_entry = False
         for index, line in enumerate(lines):
             stripped = line.strip()
-            if not stripped:
+            if not stripped or index in placed_furniture:
                 continue
             entry_line = stripped in starts
             if entry_line:

@@ -21,7 +21,7 @@ from citeproof.parser.errors import (
 from citeproof.parser.page_labels import detect_page_labels
 from citeproof.parser.page_notes import body_size, footnote_lines
 from citeproof.parser.paragraph_layout import paragraph_starts
-from citeproof.parser.reference_layout import reference_entry_starts
+from citeproof.parser.reference_layout import read_reference_list
 from citeproof.parser.superscripts import with_superscripts
 from citeproof.parser.thesis.sections import is_reference_heading
 
@@ -290,12 +290,14 @@ def extract_pdf_pages(data: bytes, max_pages: int, min_chars_per_page: int):
         # Paragraphs of the body: above the reference heading, notes at the page foot left out.
         paragraph_boxes = _without_lines(above_list, note_lines)
         printed = detect_page_labels(pages, _pdf_page_labels(document))
+        reference_list = read_reference_list(pages, list_boxes, widths)
         facts = FileFacts(
             info=_metadata(document),
             page_labels=printed.labels,
             page_label_offset=printed.offset,
             first_page_lines=first_lines,
-            reference_entry_starts=reference_entry_starts(pages, list_boxes, widths),
+            reference_entry_starts=reference_list.entry_starts,
+            reference_furniture_lines=reference_list.furniture_lines,
             paragraph_starts=paragraph_starts(pages, paragraph_boxes, widths, body),
             page_note_lines=note_lines,
         )

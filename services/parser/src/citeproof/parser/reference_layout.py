@@ -13,6 +13,9 @@ one paragraph. The page says where entries start, in three ways, tried in this o
 
 The result names entry-starting lines by their text on each page, which survives the removal of
 page furniture and front matter between here and the block builder (`layout.lines_to_blocks`).
+It also names, by their index on each page, the lines at a list page's top that its place tells
+are page furniture (a running header printed once, or repeating a heading), for the furniture
+removal (`layout.remove_page_furniture`) to drop.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from statistics import median
+
+import msgspec
 
 from citeproof.parser.blocks import LineBox
 from citeproof.parser.layout import (
@@ -65,6 +70,14 @@ CONFIRMED_GAP_PT = 2.0
 # Entries are set apart by space when wide gaps number at least this share of the entry starts
 # the text tells.
 MIN_GAP_SHARE = 0.3
+# A running header at a list page's top is told by its place whatever its type and however often
+# it is printed: the line (or the two lines) above the page's other list lines, separated from
+# them by more than HEADER_GAP_PITCHES of the list's line pitches and by more than any gap
+# between the list's entries elsewhere, and not opening like an entry. (Headers sit 2.6 to 3.5
+# pitches above a single-spaced list's first line in LaTeX and word-processor templates; a
+# line pdfium joined at a hyphen spans two.)
+HEADER_GAP_PITCHES = 2.5
+MAX_HEADER_LINES = 2
 # Share of the entry starts the indentation tells that must open like entries by their text for
 # the text to confirm the starts of a page column whose lines all sit at one position.
 MIN_TEXT_CONFIRMED_SHARE = 0.8
@@ -88,13 +101,23 @@ _AFTER_LIST = re.compile(
 
 
 class _Line:
-    __slots__ = ("box", "column", "page", "text")
+    __slots__ = ("box", "column", "index", "page", "text")
 
-    def __init__(self, page: int, text: str, box: LineBox, column: int) -> None:
+    def __init__(self, page: int, index: int, text: str, box: LineBox, column: int) -> None:
         self.page = page
+        self.index = index
         self.text = text
         self.box = box
         self.column = column
+
+
+class ReferenceListLayout(msgspec.Struct, frozen=True):
+    """What the page layout says about a PDF's reference list, per page."""
+
+    # The stripped texts of the lines that start an entry.
+    entry_starts: list[list[str]]
+    # Indexes of lines at the list's page tops that are page furniture by their place.
+    furniture_lines: list[list[int]]
 
 
 def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]):
@@ -129,8 +152,79 @@ def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: l
             if _AFTER_LIST.match(text) or _lettered_heading(text, region):
                 return _entries_only(region)
             column = column_of(box.left, widths[page_index])
-            region.append(_Line(page_index, text, box, column))
+            region.append(_Line(page_index, line_index, text, box, column))
     return _entries_only(region)
+
+
+def _pitch(above: _Line, below: _Line) -> float:
+    """Baseline distance between two lines; from the last printed line of a line pdfium joined
+    at a hyphen."""
+    bottom = above.box.bottom if above.box.end_bottom is None else above.box.end_bottom
+    return bottom - below.box.bottom
+
+
+def _line_pitches(region: list[_Line]) -> dict[int, float]:
+    """Baseline distance from each line to the line before it in the same page column."""
+    pitches: dict[int, float] = {}
+    for index in range(1, len(region)):
+        above, below = region[index - 1], region[index]
+        if (above.page, above.column) != (below.page, below.column):
+            continue
+        pitch = _pitch(above, below)
+        if pitch > 0:
+            pitches[index] = pitch
+    return pitches
+
+
+def _page_top_furniture(region: list[_Line]) -> set[int]:
+    """Region positions of running headers at the list's page tops, told by their place.
+
+    Neither repetition nor type tells every header: one printed once (a list on two pages) or
+    repeating a heading printed inside a page ("References" at the top of the list's pages),
+    set in the list's size at its margin, reads as an entry start. What the list's own lines
+    never do is stand above a page's other lines, apart from them by a gap wider than the list
+    ever leaves between its lines: gaps between entries, when it sets entries apart, included.
+    """
+    by_page: dict[int, list[int]] = {}
+    for position, line in enumerate(region):
+        by_page.setdefault(line.page, []).append(position)
+    # Highest first; a line's position in the text layer does not tell (a producer may draw
+    # its page template first or last).
+    tops = {
+        page: sorted(positions, key=lambda position: -region[position].box.top)
+        for page, positions in by_page.items()
+    }
+    candidates = {
+        ordered[count]
+        for ordered in tops.values()
+        for count in range(min(MAX_HEADER_LINES, len(ordered) - 1))
+    }
+    pitches = _line_pitches(region)
+    inner_pitches = sorted(
+        pitch for position, pitch in pitches.items() if position - 1 not in candidates
+    )
+    if not inner_pitches:
+        return set()
+    inner = inner_pitches[len(inner_pitches) // 4]
+    threshold = max(HEADER_GAP_PITCHES * inner, inner_pitches[-1] + GAP_SLACK_PT)
+    furniture: set[int] = set()
+    for ordered in tops.values():
+        for count in range(1, min(MAX_HEADER_LINES, len(ordered) - 1) + 1):
+            header = ordered[:count]
+            # A page's first entry never goes, whatever the space below it. Read alone: with
+            # the entry below it, "References" opens like one ("References Laurent, H. (2009)").
+            text = " ".join(region[position].text for position in header)
+            if (
+                _NUMBER_LABEL.match(text)
+                or looks_like_entry_start(text)
+                or _INVERTED_NAME_START.match(text)
+                or _opens_with_organisation(text)
+            ):
+                break
+            if _pitch(region[ordered[count - 1]], region[ordered[count]]) > threshold:
+                furniture.update(header)
+                break
+    return furniture
 
 
 def _last_reference_heading(
@@ -332,16 +426,7 @@ def _opens_an_entry(region: list[_Line], index: int, numbered: bool) -> bool:
 
 def _gap_starts(region: list[_Line]) -> set[int] | None:
     """Entry starts told by extra vertical space, or None when every gap is the same."""
-    pitches: dict[int, float] = {}
-    for index in range(1, len(region)):
-        above, below = region[index - 1], region[index]
-        if (above.page, above.column) != (below.page, below.column):
-            continue
-        # From the last printed line of a line pdfium joined at a hyphen.
-        bottom = above.box.bottom if above.box.end_bottom is None else above.box.end_bottom
-        pitch = bottom - below.box.bottom
-        if pitch > 0:
-            pitches[index] = pitch
+    pitches = _line_pitches(region)
     if not pitches:
         return None
     values = sorted(pitches.values())
@@ -447,15 +532,20 @@ def _with_following(region: list[_Line], index: int) -> str:
     return " ".join(lines)
 
 
-def reference_entry_starts(
+def read_reference_list(
     pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]
-) -> list[list[str]]:
-    """Per page, the stripped texts of lines that start a reference entry (empty lists when the
+) -> ReferenceListLayout:
+    """The reference list's entry starts and page furniture, per page (empty lists when the
     document has no reference heading). ``boxes[p][i]`` is the box of ``pages[p][i]``."""
     starts: list[list[str]] = [[] for _ in pages]
+    furniture_lines: list[list[int]] = [[] for _ in pages]
     region = _region(pages, boxes, widths)
+    furniture = _page_top_furniture(region)
+    for position in sorted(furniture):
+        furniture_lines[region[position].page].append(region[position].index)
+    region = [line for position, line in enumerate(region) if position not in furniture]
     if not region:
-        return starts
+        return ReferenceListLayout(starts, furniture_lines)
     found = _indent_starts(region)
     if found is None:
         found = _gap_starts(region)
@@ -463,4 +553,11 @@ def reference_entry_starts(
         found = _text_starts(region)
     for index in sorted(found):
         starts[region[index].page].append(region[index].text)
-    return starts
+    return ReferenceListLayout(starts, furniture_lines)
+
+
+def reference_entry_starts(
+    pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]
+) -> list[list[str]]:
+    """Per page, the stripped texts of lines that start a reference entry."""
+    return read_reference_list(pages, boxes, widths).entry_starts
