@@ -125,7 +125,8 @@ def test_a_range_is_not_stated_by_a_range_one_apart_a_bound_or_a_value_inside_it
         "Modest weight losses of 6%-10% have been associated with significant improvements in "
         "cardiovascular disease risk factors in patients with T2D."
     )
-    assert conflicts(source, claim) == [("6%-10%", "5-10%")]
+    # The sentence sharing most of the claim's words is meant; its "5 to <10%" is a range.
+    assert conflicts(source, claim) == [("6%-10%", "5 to <10%")]
     assert conflicts(source, claim.replace("6%-10%", "5%-10%")) == []
 
 

@@ -30,3 +30,71 @@ def test_days_post_infection_are_days() -> None:
     )
     assert conflicts(source, claim.format(9), evidence) == [("9", "7")]
     assert conflicts(source, claim.format(7), evidence) == []
+
+
+def test_a_range_up_to_a_strict_bound_is_a_range() -> None:
+    """ "5 to <10%" is the range 5-10%, not a count 5 and a bound <10%: a claim's "6 -10%"
+    copies one end wrong (the shared reading gave a bound, which states no range)."""
+    [weight_loss] = [q for q in read_quantities("weight losses of 5 to <10% were") if q.low]
+    assert (weight_loss.text, weight_loss.low, weight_loss.high) == ("5 to <10%", 5.0, 10.0)
+    source = SourceText.from_pages(
+        [
+            "Participants were followed for four years after the intervention began.",
+            "Modest weight losses of 5 to <10% were associated with significant improvements in "
+            "CVD risk factors at 1 year, but larger weight losses had greater benefits.",
+        ]
+    )
+    evidence = [passage(source, "Modest weight", 1)]
+    claim = (
+        "Modest weight loss of {} of initial body weight improves cardiovascular risk factors "
+        "associated with obesity."
+    )
+    assert conflicts(source, claim.format("6 –10%"), evidence) == [("6 –10%", "5 to <10%")]
+    assert conflicts(source, claim.format("7–10%"), evidence) == [("7–10%", "5 to <10%")]
+    assert conflicts(source, claim.format("5–10%"), evidence) == []
+    assert conflicts(source, claim.format("5 to 10%"), evidence) == []
+
+
+def test_about_a_figure_of_three_significant_digits_is_that_figure_rounded() -> None:
+    """ "around 230,200" or "around 223,000" are no rounding of 232,000: a writer rounding says
+    "around 230,000"; "about" widens a value of three or more significant digits only by a few
+    units of its last one (10% of 230,200 reached 232,000 and beyond)."""
+    [precise] = read_quantities("around 223,000 cases")
+    assert precise.tolerance <= 5_000
+    [rounded] = read_quantities("around 230,000 cases")
+    assert rounded.tolerance == 23_000
+    source = SourceText.from_pages(
+        [
+            "As of February 20, there were 55,508 confirmed cases reported in mainland China.",
+            "If the fifth version of the case definition had been applied throughout the "
+            "outbreak, we estimated that by February 20 there would have been 232,000 (95% CI: "
+            "161,000, 359,000) confirmed cases.",
+        ]
+    )
+    evidence = [passage(source, "fifth version", 1)]
+    claim = (
+        "Researchers estimated there were probably around {} confirmed COVID-19 cases in China "
+        "by late February 2020, more than four times the number reported at the time."
+    )
+    assert conflicts(source, claim.format("223,000"), evidence) == [("223,000", "232,000")]
+    assert conflicts(source, claim.format("230,000"), evidence) == []
+    assert conflicts(source, claim.format("232,000"), evidence) == []
+
+
+def test_two_ranges_sharing_no_end_are_no_wrong_copy() -> None:
+    """A copying slip changes one end of a range: "approximately 11-15%" keeps neither end of
+    "5 to <10%" and is the writer's own figure (it raised on build seed 3 once "5 to <10%" was
+    read as a range)."""
+    source = SourceText.from_pages(
+        [
+            "The prevalence of depression among the participants was 5 to <10% in every "
+            "region, associated with a high burden of disability."
+        ]
+    )
+    evidence = [passage(source, "prevalence of depression", 1)]
+    claim = (
+        "In general, the prevalence of depression is high (approximately {}) worldwide and "
+        "depression is associated with a high burden and social disability."
+    )
+    assert conflicts(source, claim.format("11-15%"), evidence) == []
+    assert conflicts(source, claim.format("5-15%"), evidence) == [("5-15%", "5 to <10%")]

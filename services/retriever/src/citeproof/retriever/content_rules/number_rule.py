@@ -290,6 +290,14 @@ def _stated_somewhere(
         if other.bound in (LOWER, UPPER):
             if len(shared) >= MIN_SHARED_FOR_A_BOUND:
                 return True
+        elif quantity.low is None and other.low is not None:
+            # A range states a single value at one of its ends, not anywhere inside it; and,
+            # like a bound, admits many: away from the aligned sentences it counts only near
+            # two words of the claim's number ("5, 6, 12, and 16% of goblet cells ... increases"
+            # is not stated by "weight losses of 5 to <10% ... increased the odds").
+            at_end = any(_ends_at(other, quantity))
+            if at_end and (index in aligned or len(shared) >= MIN_SHARED_FOR_A_BOUND):
+                return True
         elif (
             (shared or index in aligned)
             and quantity.low is not None
@@ -566,6 +574,10 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     other = theirs.quantity
     if _admits(quantity, other) or not _DIGIT.search(other.text):
         # A value in words ("almost half", "doubling") is not what a wrong digit came from.
+        return False
+    if quantity.low is not None and other.low is not None and not _ends_agreeing(quantity, other):
+        # A copying slip changes one end of a range: "approximately 11-15%" keeps neither end
+        # of "5 to <10%" and is a figure of its own.
         return False
     # A bound is no value: "up to 40%" or "~50%" beside "49.4%" or "A1C <7.0%" is a claim
     # about a range; two bounds of one direction ("fewer than 10%", "less than 14%") conflict.

@@ -27,15 +27,18 @@ import numpy as np
 
 from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
 from citeproof.text.quantities import (
+    APPROX,
     COUNT,
     DURATION,
+    EXACT,
+    UPPER,
     VALUE,
     Quantity,
     extract_quantities,
     normalise_numerals,
 )
 from citeproof.text.sentences import split_sentences
-from citeproof.text.words import STOPWORDS, stem
+from citeproof.text.words import STOPWORDS, parse_numeral, stem
 
 # Per-item memory estimates for the index cache's budget (CPython objects).
 _BYTES_PER_WORD = 160
@@ -64,6 +67,14 @@ _EVERY_BEFORE = re.compile(r"\b[Ee]very\s*$")
 # "7 dpi": days post infection.
 _DPI_AFTER = re.compile(r"\s*dpi\b")
 DAYS_IN_A_MONTH = 31
+# "5 to <10%": a range whose upper end is left out (the shared reading gives a count 5 and a
+# bound <10%).
+# "around 223,000": a value of this many significant digits is approximate only by a few
+# units of its last one (the shared reading's 10% would make it a rounding of 232,000).
+PRECISE_DIGITS = 3
+PRECISE_SLACK_UNITS = 5
+_NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_RANGE_TO_STRICT_BOUND = re.compile(r"(\d+(?:\.\d+)?)\s*%?\s*(?:to|[–-])\s*<\s*$")
 
 
 def _kind(text: str, quantity: Quantity) -> str:
@@ -89,13 +100,58 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
       "day 9 post infection" is compared with "day 7 post infection" and "7 dpi";
     - the day of a date ("until March 16", "28 May") is a day of the month (`DAY_OF_MONTH`),
       no count: a "July 21 report" is not about the source's "7 sites";
-    - "every three days" is an interval (`INTERVAL`), not the time point "after 16 days"."""
+    - "every three days" is an interval (`INTERVAL`), not the time point "after 16 days";
+    - "5 to <10%" is the range 5-10% (`_strict_ranges`), not a count and a bound."""
     found: list[Quantity] = []
     for quantity in extract_quantities(text):
         kind = _kind(text, quantity)
         quantity = quantity if kind == quantity.kind else replace(quantity, kind=kind)
-        found.append(quantity)
-    return tuple(found)
+        found.append(_precise_approximation(quantity))
+    return tuple(_strict_ranges(text, found))
+
+
+def _precise_approximation(quantity: Quantity) -> Quantity:
+    """ "around 223,000" is 223,000 give or take a few thousand, not 10%: a writer rounding
+    writes "around 220,000"; the more digits written, the less "about" widens them."""
+    if quantity.bound != APPROX or quantity.low is not None:
+        return quantity
+    match = _NUMERAL.search(quantity.text)
+    written = parse_numeral(match.group()) if match else None
+    if match is None or not written:
+        return quantity
+    whole, _, decimals = match.group().replace(",", "").partition(".")
+    digits = (whole + decimals).lstrip("0")
+    if not decimals:
+        digits = digits.rstrip("0")
+    if len(digits) < PRECISE_DIGITS:
+        return quantity
+    place = 10.0 ** (-len(decimals)) if decimals else 10.0 ** (len(whole) - len(digits))
+    slack = PRECISE_SLACK_UNITS * place * abs(quantity.value / written)
+    return replace(quantity, tolerance=min(quantity.tolerance, slack))
+
+
+def _strict_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
+    """ "weight losses of 5 to <10%": the range from 5 up to (not including) 10%. Its ends are
+    what it states; as a bound alone it states no range, so a claim's "6-10%" copying one end
+    wrong would pair with nothing."""
+    for bound in [q for q in found if q.bound == UPPER and q.role == VALUE and q.low is None]:
+        before = _RANGE_TO_STRICT_BOUND.search(text, 0, bound.start)
+        if before is None:
+            continue
+        low = next((q for q in found if q.start == before.start(1)), None)
+        if low is None or low.low is not None or not low.value < bound.value:
+            continue
+        merged = replace(
+            bound,
+            value=(low.value + bound.value) / 2,
+            text=text[low.start : bound.end],
+            start=low.start,
+            bound=EXACT,
+            low=low.value,
+            high=bound.value,
+        )
+        found = [merged if q is bound else q for q in found if q is not low]
+    return found
 
 
 def content_stems(words: Sequence[FoldedWord]) -> list[str]:
