@@ -12,6 +12,12 @@ taken for the edge and the entry merged into the tail (its citations named no en
 running header "References" on the list's later pages was taken for the list's heading, so
 the entries before it had no layout starts. Issue 25: "The list itself must parse entry by
 entry on layouts you have not generated yet."
+
+A running header set like the list (or like the body) at its margin, printed once (a list on two
+pages) or naming the chapter "References" that the heading inside a page repeats, is told by
+neither its repetition nor its type: it was read as an entry start (or, larger than the list,
+ended the list). Its place tells it: above the page's list lines, apart from them by a gap the
+list never leaves between its lines.
 """
 
 from __future__ import annotations
@@ -232,6 +238,10 @@ FURNITURE: dict[str, Callable[[int, str], Furniture]] = {
     # repetition rule refuses it (the same text is the list's heading, inside a page).
     "chapter-header-set-like-the-list": lambda page, chapter: Furniture(
         header=(chapter,) if page > 1 else (), header_size=LIST_SIZE, header_left=LEFT
+    ),
+    # Set like the body, larger than the list: the list's region must not end at it.
+    "chapter-header-set-like-the-body": lambda page, chapter: Furniture(
+        header=(chapter,) if page > 1 else (), header_size=BODY_SIZE, header_left=LEFT
     ),
     "odd-title-even-chapter": lambda page, chapter: Furniture(
         header=(TITLE if page % 2 else chapter,) if page > 1 else ()

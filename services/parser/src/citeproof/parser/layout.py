@@ -28,6 +28,8 @@ MIN_REPEATS = 2
 MAX_REPEATS_NEEDED = 3
 # A repeated edge line needs this many letters: bare numbers, "(3)" or table cells are content.
 MIN_REPEATED_LETTERS = 3
+# A running header that names the chapter repeats its heading, printed inside one page.
+MAX_HEADINGS_INSIDE = 1
 # A running header printed once (page 2 of a two-page paper) is told by typography: set smaller
 # than the body lines below it (by at least this many points) and separated from them by at
 # least this many body line pitches of white space. Only from page 2 on: page 1 opens with a
@@ -102,7 +104,9 @@ def repeated_edge_lines(pages: list[list[str]]) -> set[str]:
     # (a work listed twice: its two entries' first lines on either side of a page break).
     tops: Counter[str] = Counter()
     feet: Counter[str] = Counter()
-    inside: set[str] = set()
+    # Pages on which the line is printed inside the page.
+    inside: Counter[str] = Counter()
+    headings: set[str] = set()
     numbers: dict[str, set[tuple[str, ...]]] = {}
     for lines in pages:
         content = [line for line in lines if line.strip()]
@@ -110,18 +114,22 @@ def repeated_edge_lines(pages: list[list[str]]) -> set[str]:
         feet.update({boilerplate_key(line) for line in content[-EDGE_LINES:]})
         for line in content[:EDGE_LINES] + content[-EDGE_LINES:]:
             numbers.setdefault(boilerplate_key(line), set()).add(tuple(_DIGITS.findall(line)))
-        inside.update(boilerplate_key(line) for line in content[EDGE_LINES:-EDGE_LINES])
+            if is_heading_line(line.strip()):
+                headings.add(boilerplate_key(line))
+        inside.update({boilerplate_key(line) for line in content[EDGE_LINES:-EDGE_LINES]})
     needed = min(MAX_REPEATS_NEEDED, max(MIN_REPEATS, math.ceil(REPEAT_SHARE * len(pages))))
     # Content that happens to fall at page edges is no furniture: a line also printed inside a
     # page, or one whose numbers differ in more than one place (a reference list's "Journal of
     # Infection 12(3), 40-55." and "... 9(1), 7-19." at two page feet; a running footer's
-    # numbers differ in the page number at most).
+    # numbers differ in the page number at most). Except a header naming the chapter, which
+    # repeats the chapter's heading ("2 Methods"), printed inside the page the chapter begins
+    # on: a line that reads as a heading may be printed inside one page.
     return {
         key
         for key in numbers
         if max(tops[key], feet[key]) >= needed
         and sum(char.isalpha() for char in key) >= MIN_REPEATED_LETTERS
-        and key not in inside
+        and inside[key] <= (MAX_HEADINGS_INSIDE if key in headings else 0)
         and _numbers_vary_at_most_once(numbers[key])
     }
 

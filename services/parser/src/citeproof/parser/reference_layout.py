@@ -120,11 +120,43 @@ class ReferenceListLayout(msgspec.Struct, frozen=True):
     furniture_lines: list[list[int]]
 
 
-def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]):
-    """The lines after the last reference heading, up to a heading that ends the list."""
+def _list_lines(
+    pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]
+) -> tuple[list[_Line], list[_Line]]:
+    """(the list's own lines, the running headers at its page tops that their place tells)."""
+    region, heading_size = _region(pages, boxes, widths)
+    tops = _page_tops(region)
+    # The list's line pitches, measured without the lines a header could be.
+    measured = _entries_only(
+        [line for position, line in enumerate(region) if position not in _top_lines(tops)]
+    )
+    furniture = _page_top_furniture(region, tops, measured, heading_size)
+    lines = _entries_only(
+        [line for position, line in enumerate(region) if position not in furniture]
+    )
+    # A header counts only on a page that holds lines of the list (not after the list ends).
+    kept = {id(line) for line in lines}
+    furniture = {
+        position
+        for position in furniture
+        if any(id(region[below]) in kept for below in tops[region[position].page])
+    }
+    lines = _entries_only(
+        [line for position, line in enumerate(region) if position not in furniture]
+    )
+    return lines, [region[position] for position in sorted(furniture)]
+
+
+def _region(
+    pages: list[list[str]], boxes: list[list[LineBox | None]], widths: list[float]
+) -> tuple[list[_Line], float | None]:
+    """The lines after the last reference heading, up to a heading that ends the list, of
+    every size; and the heading's size."""
     heading = _last_reference_heading(pages, boxes)
     if heading is None:
-        return []
+        return [], None
+    heading_box = boxes[heading[0]][heading[1]] if heading[1] < len(boxes[heading[0]]) else None
+    heading_size = heading_box.size if heading_box is not None else None
     region: list[_Line] = []
     furniture = repeated_edge_lines(pages)
     for page_index in range(heading[0], len(pages)):
@@ -150,10 +182,10 @@ def _region(pages: list[list[str]], boxes: list[list[LineBox | None]], widths: l
             if not text or box is None or page_number:
                 continue
             if _AFTER_LIST.match(text) or _lettered_heading(text, region):
-                return _entries_only(region)
+                return region, heading_size
             column = column_of(box.left, widths[page_index])
             region.append(_Line(page_index, line_index, text, box, column))
-    return _entries_only(region)
+    return region, heading_size
 
 
 def _pitch(above: _Line, below: _Line) -> float:
@@ -176,41 +208,61 @@ def _line_pitches(region: list[_Line]) -> dict[int, float]:
     return pitches
 
 
-def _page_top_furniture(region: list[_Line]) -> set[int]:
-    """Region positions of running headers at the list's page tops, told by their place.
-
-    Neither repetition nor type tells every header: one printed once (a list on two pages) or
-    repeating a heading printed inside a page ("References" at the top of the list's pages),
-    set in the list's size at its margin, reads as an entry start. What the list's own lines
-    never do is stand above a page's other lines, apart from them by a gap wider than the list
-    ever leaves between its lines: gaps between entries, when it sets entries apart, included.
-    """
+def _page_tops(region: list[_Line]) -> dict[int, list[int]]:
+    """Per page, the region positions of its lines, highest first: a line's place in the text
+    layer does not tell (a producer may draw its page template before the text or after)."""
     by_page: dict[int, list[int]] = {}
     for position, line in enumerate(region):
         by_page.setdefault(line.page, []).append(position)
-    # Highest first; a line's position in the text layer does not tell (a producer may draw
-    # its page template first or last).
-    tops = {
+    return {
         page: sorted(positions, key=lambda position: -region[position].box.top)
         for page, positions in by_page.items()
     }
-    candidates = {
+
+
+def _top_lines(tops: dict[int, list[int]]) -> set[int]:
+    """Positions of the lines that could be a page's header: its highest MAX_HEADER_LINES,
+    with a line below them."""
+    return {
         ordered[count]
         for ordered in tops.values()
         for count in range(min(MAX_HEADER_LINES, len(ordered) - 1))
     }
-    pitches = _line_pitches(region)
-    inner_pitches = sorted(
-        pitch for position, pitch in pitches.items() if position - 1 not in candidates
-    )
+
+
+def _page_top_furniture(
+    region: list[_Line],
+    tops: dict[int, list[int]],
+    measured: list[_Line],
+    heading_size: float | None,
+) -> set[int]:
+    """Region positions of running headers at the list's page tops, told by their place.
+
+    Neither repetition nor type tells every header: one printed once (a list on two pages) or
+    repeating a heading printed inside a page ("References" at the top of the list's pages),
+    set in the list's size at its margin, reads as an entry start; set like the body, larger
+    than the list, it ends the list. What the list's own lines never do is stand above a
+    page's other lines, apart from them by a gap wider than the list ever leaves between its
+    lines (``measured``): gaps between entries, when it sets entries apart, included. A line
+    set like the list's heading (or, that size unknown, larger than the list) is a heading
+    after the list, not a header.
+    """
+    inner_pitches = sorted(_line_pitches(measured).values())
     if not inner_pitches:
         return set()
     inner = inner_pitches[len(inner_pitches) // 4]
     threshold = max(HEADER_GAP_PITCHES * inner, inner_pitches[-1] + GAP_SLACK_PT)
+    largest = (
+        heading_size - SIZE_STEP_PT
+        if heading_size is not None
+        else _usual_size(measured) + SIZE_STEP_PT
+    )
     furniture: set[int] = set()
     for ordered in tops.values():
         for count in range(1, min(MAX_HEADER_LINES, len(ordered) - 1) + 1):
             header = ordered[:count]
+            if any(region[position].box.size > largest for position in header):
+                break
             # A page's first entry never goes, whatever the space below it. Read alone: with
             # the entry below it, "References" opens like one ("References Laurent, H. (2009)").
             text = " ".join(region[position].text for position in header)
@@ -279,7 +331,7 @@ def _entries_only(region: list[_Line]) -> list[_Line]:
     entry starts nor continuations and are left out."""
     if not region:
         return region
-    usual = median(line.box.size for line in region[:SIZE_SAMPLE_LINES])
+    usual = _usual_size(region)
     kept: list[_Line] = []
     for line in region:
         if line.box.size > usual + SIZE_STEP_PT:
@@ -287,6 +339,11 @@ def _entries_only(region: list[_Line]) -> list[_Line]:
         if line.box.size >= usual - SIZE_STEP_PT:
             kept.append(line)
     return kept
+
+
+def _usual_size(region: list[_Line]) -> float:
+    """The size of the list's entries, read from its first lines."""
+    return median(line.box.size for line in region[:SIZE_SAMPLE_LINES])
 
 
 def _level(line: _Line, column_left: dict[tuple[int, int], float]) -> int:
@@ -539,11 +596,9 @@ def read_reference_list(
     document has no reference heading). ``boxes[p][i]`` is the box of ``pages[p][i]``."""
     starts: list[list[str]] = [[] for _ in pages]
     furniture_lines: list[list[int]] = [[] for _ in pages]
-    region = _region(pages, boxes, widths)
-    furniture = _page_top_furniture(region)
-    for position in sorted(furniture):
-        furniture_lines[region[position].page].append(region[position].index)
-    region = [line for position, line in enumerate(region) if position not in furniture]
+    region, furniture = _list_lines(pages, boxes, widths)
+    for line in furniture:
+        furniture_lines[line.page].append(line.index)
     if not region:
         return ReferenceListLayout(starts, furniture_lines)
     found = _indent_starts(region)
