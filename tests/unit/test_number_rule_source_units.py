@@ -98,3 +98,25 @@ def test_two_ranges_sharing_no_end_are_no_wrong_copy() -> None:
     )
     assert conflicts(source, claim.format("11-15%"), evidence) == []
     assert conflicts(source, claim.format("5-15%"), evidence) == [("5-15%", "5 to <10%")]
+
+
+def test_a_range_end_with_the_digits_of_the_sentences_value_swapped() -> None:
+    """ "between 5.1 percent and 2.8 percent" of a sentence stating 1.5% and 2.81%: one end
+    agrees, the other is 1.5 with its digits swapped (a factor 3.4 away, more than a close
+    copy's factor of two)."""
+    source = SourceText.from_pages(
+        [
+            "Results The unadjusted prevalence of antibodies to SARS-CoV-2 in Santa Clara County "
+            "was 1.5% (exact binomial 95CI 1.11-1.97%), and the population-weighted prevalence "
+            "was 2.81% (95CI 2.24-3.37%)."
+        ]
+    )
+    evidence = [passage(source, "unadjusted prevalence", 1)]
+    claim = (
+        "Researchers reported results from antibody tests on 3,300 people in Santa Clara "
+        "county in April, 2020: between {} percent and 2.8 percent had been infected."
+    )
+    assert conflicts(source, claim.format("5.1"), evidence) == [
+        ("5.1 percent and 2.8 percent", "1.5%")
+    ]
+    assert conflicts(source, claim.format("1.5"), evidence) == []

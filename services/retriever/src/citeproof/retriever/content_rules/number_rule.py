@@ -993,7 +993,11 @@ def _range_end_copied(
             len(agreeing) == 1
             and len({t.quantity.text for t in others}) == 1
             and not _admits(changed, others[0].quantity)
-            and _close_number(quantity.kind, changed.value, others[0].quantity.value)
+            and (
+                _close_number(quantity.kind, changed.value, others[0].quantity.value)
+                # "between 5.1 percent and 2.8 percent" for the sentence's 1.5% and 2.81%
+                or sorted(_digits(f"{changed.value:g}")) == sorted(_digits(others[0].quantity.text))
+            )
             and not _anywhere(source, changed)
         ):
             return others[0]
