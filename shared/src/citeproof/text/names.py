@@ -10,6 +10,20 @@ from citeproof.text.normalize import fold_diacritics
 SURNAME_PARTICLES = frozenset(
     "van von der den de del della di da dos das du la le ten ter zu al el bin ibn".split()
 )
+# A sentence may open with a surname's particles ("van Dijk (2021) observed ...", "de la Cruz
+# and Øberg (2020) reported ..."): up to three of them, then the capitalised name.
+_PARTICLES_BEFORE_NAME = re.compile(
+    r"(?:(?:" + "|".join(sorted(SURNAME_PARTICLES, key=len, reverse=True)) + r")[ \t\n]+){1,3}"
+)
+
+
+def opens_with_particle_surname(text: str, position: int = 0) -> bool:
+    """``text`` at ``position`` opens with a surname led by lower-case particles ("van Dijk",
+    "de la Cruz"): it opens a sentence as a capital does, though its first letter is small."""
+    match = _PARTICLES_BEFORE_NAME.match(text, position)
+    return match is not None and match.end() < len(text) and text[match.end()].isupper()
+
+
 # Generational suffixes printed after a surname ("Daumé III", "King Jr.").
 NAME_SUFFIXES = frozenset("jr jr. sr sr. ii iii iv".split())
 # Words that mark an author as an organisation rather than a person.

@@ -7,14 +7,17 @@ be used directly as claim offsets, chunk boundaries and quote positions.
 
 A candidate boundary is a run of terminal punctuation (``.``, ``!``, ``?``), optionally followed by
 closing quotes/brackets, then whitespace, then something that can start a sentence (an upper-case
-letter, a digit, an opening quote or bracket). It is rejected when the word before the full stop is
-a known abbreviation or a single initial. A blank line always ends a sentence, so headings and list
-items without punctuation do not swallow the paragraph after them.
+letter, a digit, an opening quote or bracket, a surname led by its particles: "van Dijk"). It is
+rejected when the word before the full stop is a known abbreviation or a single initial. A blank
+line always ends a sentence, so headings and list items without punctuation do not swallow the
+paragraph after them.
 """
 
 from __future__ import annotations
 
 import re
+
+from citeproof.text.names import opens_with_particle_surname
 
 # Abbreviations after which a full stop never ends a sentence, even before a capital letter.
 # Lower-cased, without the final dot.
@@ -62,8 +65,11 @@ def _is_sentence_start(text: str, pos: int) -> bool:
     if char.isupper() or char.isdigit() or char in _OPENERS:
         return True
     # Scripts without case (CJK and the like) cannot be judged by case, and a lower-case Greek
-    # letter opens formulas ("µ is the mean"); only lower-case Latin continues a sentence.
-    return char.isalpha() and not (char.islower() and char.isascii())
+    # letter opens formulas ("µ is the mean"); only lower-case Latin continues a sentence, but
+    # for a surname's particles ("... in 2020. van Dijk (2021) found").
+    return (char.isalpha() and not (char.islower() and char.isascii())) or (
+        opens_with_particle_surname(text, pos)
+    )
 
 
 def _ends_with_abbreviation(text: str, dot_pos: int) -> bool:

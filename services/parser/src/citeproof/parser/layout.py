@@ -16,6 +16,7 @@ from itertools import pairwise
 from citeproof.parser.blocks import CAPTION, HEADING, LIST_ITEM, PARAGRAPH, Block, LineBox
 from citeproof.parser.paragraph_layout import ends_a_sentence
 from citeproof.parser.thesis.entries import can_end_entry, is_authors_only, is_head_only
+from citeproof.text.names import opens_with_particle_surname
 
 # How many lines at the top and bottom of a page can hold a running header/footer.
 EDGE_LINES = 3
@@ -85,6 +86,11 @@ _CLOSING_QUOTES = "\"”’»'"
 # The rest of a printed line after a raised marker, which the text layer puts on a line of its
 # own: it opens with the sentence's punctuation.
 _SPLIT_TAIL = re.compile(r"[.,;:](?:\s|$)")
+# A citation marker alone on its line, closing the quotation above it ("... on metastasis." /
+# "(Fernández, 2015)", "[12]"): a year or a number inside, a full stop at most after it.
+_MARKER_LINE = re.compile(
+    r"(?:\[\d[^\[\]]{0,80}\]|\([^()]{0,200}\b(?:1[6-9]|20)\d\d[a-z]?\b[^()]{0,80}\))\.?"
+)
 
 
 # Typographic variants that a producer may print differently on different pages.
@@ -428,8 +434,9 @@ def lines_to_blocks(
             ended = bool(_TERMINAL.search(line))
             following = lines[line_index + 1] if line_index + 1 < len(lines) else ""
             # "Ivanova and Okafor (2020)" / "reported that ...": a short line ending in a
-            # bracket is no paragraph end when the sentence goes on in lower case.
-            goes_on = following[:1].islower() and not _SENTENCE_END.search(line)
+            # bracket is no paragraph end when the sentence goes on in lower case (not with a
+            # surname's particles: "van Dijk (2021) found ...").
+            goes_on = _goes_on_in_lower_case(following) and not _SENTENCE_END.search(line)
             # '... higher than found in"' / "(Søndergaard et al., 1994, p." - a quotation closed
             # without a full stop: its marker and the sentence's end follow.
             goes_on = goes_on or (
@@ -437,6 +444,8 @@ def lines_to_blocks(
                 and line.rstrip()[-1:] in _CLOSING_QUOTES
                 and not _SENTENCE_END.search(line)
             )
+            # A quotation's marker on a line of its own after the full stop goes with it.
+            goes_on = goes_on or (not in_entries and bool(_MARKER_LINE.fullmatch(following)))
             # A raised marker splits its printed line in the text layer ("... cases⁹" /
             # ". “METHODS:"): the tail is as short as the printed line only with the text before.
             printed = len(line)
@@ -449,12 +458,18 @@ def lines_to_blocks(
     return _move_floats_out_of_sentences(blocks)
 
 
+def _goes_on_in_lower_case(line: str) -> bool:
+    """``line`` opens in lower case, as a sentence going on does; a surname led by its
+    particles ("van Dijk (2021) found ...") opens a sentence."""
+    return line[:1].islower() and not opens_with_particle_surname(line)
+
+
 def _breaks_off(previous: str, following: str) -> bool:
     """The paragraph ending a page stops mid-sentence and the next page's first block goes on
     with it: "... spreading in Europe in" / "February 2020 [22]." (a lower-case last word or a
     comma says so whatever the next word is), or "... Chen et al." / "(2022) reported that" (a
     lower-case or bracketed start goes on after anything but a sentence end)."""
-    if following[:1].islower() or following[:1] in "([":
+    if _goes_on_in_lower_case(following) or following[:1] in "([":
         # "... Haddad and Nguyen (2021)" / "reported that ...": only a sentence end stops it.
         return not _SENTENCE_END.search(previous)
     if _TERMINAL.search(previous):

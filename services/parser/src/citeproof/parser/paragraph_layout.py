@@ -8,7 +8,9 @@ colon and after the quotation's marker). The page says where paragraphs start, i
 
 1. a first-line indent: the line sits right of its column's left edge, the lines of the same
    column otherwise at the edge;
-2. space between paragraphs: a gap above the line clearly wider than the column's line pitch.
+2. space between paragraphs: a gap above the line clearly wider than the column's line pitch;
+3. the end of an indented block (a block quotation): a line back at the column's edge after two
+   or more lines indented alike, the paragraph after the quotation set without indent or space.
 
 Only after a line that ends a sentence (or a colon), and only for lines set in the body's size
 that open like a sentence: a sentence never breaks there, so a misread layout costs at most a
@@ -24,9 +26,12 @@ from statistics import median
 
 from citeproof.parser.blocks import LineBox
 from citeproof.parser.page_columns import INDENT_TOLERANCE_PT, column_of, shared_edge
+from citeproof.text.names import opens_with_particle_surname
 
 # A first-line indent is at most this deep (about 13 mm); deeper is a centred line or a table.
 MAX_INDENT_PT = 36.0
+# A block quotation is indented at most this deep (Word's 1.27 cm to 2.54 cm, LaTeX's 2.5 em).
+MAX_BLOCK_INDENT_PT = 75.0
 # Lines that must share a left position for it to be a column's edge.
 MIN_LINES_AT_EDGE = 3
 # A line is in the body's size within this many points (headings are larger, notes smaller).
@@ -41,8 +46,13 @@ MIN_GAP_PT = 2.0
 _ENDS_SENTENCE = re.compile(
     r"(?:[.!?:;)\]\"”’»]|[.!?][\"”’»)]?\s?[\d⁰¹²³⁴⁵⁶⁷⁸⁹][\d⁰¹²³⁴⁵⁶⁷⁸⁹,⁻–-]*)$"
 )
-# The line opens like a sentence: a capital, a digit, or an opening quotation mark or bracket.
+# The line opens like a sentence: a capital, a digit, or an opening quotation mark or bracket
+# (or a surname led by its particles, `opens_with_particle_surname`: "van Dijk (2021) found").
 _OPENS_SENTENCE = re.compile(r"[\"“‘„«(\[]{0,2}[A-Z\u00c0-\u00de\d]")
+
+
+def _opens_sentence(line: str) -> bool:
+    return bool(_OPENS_SENTENCE.match(line)) or opens_with_particle_surname(line)
 
 
 def ends_a_sentence(line: str) -> bool:
@@ -104,10 +114,12 @@ def _page_starts(
         pitch = median(pitches) if pitches else None
         above_starts = False
         previous: _Printed | None = None
+        # The line before ``previous``, when it runs on into it (no heading or note between).
+        before_previous: _Printed | None = None
         for line in column_lines:
             indent = line.box.left - edge if edge is not None else 0.0
             indented = INDENT_TOLERANCE_PT < indent <= MAX_INDENT_PT and edge is not None
-            opens = bool(_OPENS_SENTENCE.match(line.text))
+            opens = _opens_sentence(line.text)
             if previous is None or line.first != previous.last + 1:
                 # A column's first line, or the first after a heading: indented, it opens a
                 # paragraph (the block builder still keeps a sentence the column break cut).
@@ -120,14 +132,40 @@ def _page_starts(
                 gap = pitch is not None and (previous.box.bottom - line.box.bottom) > pitch + max(
                     MIN_GAP_PT, GAP_SHARE_OF_SIZE * line.box.size
                 )
-                is_start = (indented and (after or (above_starts and same_indent))) or gap
+                is_start = (
+                    (indented and (after or (above_starts and same_indent)))
+                    or gap
+                    or _ends_indented_block(line, previous, before_previous, above_starts, edge)
+                )
             else:
                 is_start = False
             if is_start:
                 starts.append(line.text if line.first == line.last else lines[line.first].strip())
             above_starts = is_start
+            runs_on = previous is not None and line.first == previous.last + 1
+            before_previous = previous if runs_on else None
             previous = line
     return starts
+
+
+def _ends_indented_block(
+    line: _Printed,
+    previous: _Printed,
+    before_previous: _Printed | None,
+    previous_starts: bool,
+    edge: float | None,
+) -> bool:
+    """``line`` is back at the column's edge after an indented block of two lines or more (a
+    block quotation) that ends with ``previous``. A paragraph's indented first line is one line
+    and starts its paragraph: the line after it at the edge goes on with it."""
+    if edge is None or before_previous is None or previous_starts:
+        return False
+    indent = previous.box.left - edge
+    return (
+        abs(line.box.left - edge) <= INDENT_TOLERANCE_PT
+        and INDENT_TOLERANCE_PT < indent <= MAX_BLOCK_INDENT_PT
+        and abs(before_previous.box.left - previous.box.left) <= INDENT_TOLERANCE_PT
+    )
 
 
 def paragraph_starts(

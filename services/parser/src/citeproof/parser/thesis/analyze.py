@@ -38,7 +38,7 @@ from citeproof.parser.thesis.sections import (
 )
 from citeproof.parser.thesis.textview import TextView, build_view
 from citeproof.text.claims import checked_claim
-from citeproof.text.names import name_key
+from citeproof.text.names import name_key, opens_with_particle_surname
 from citeproof.text.pinpoints import pinpoint_pages
 from citeproof.text.sentences import sentence_index_at, split_sentences
 
@@ -330,12 +330,12 @@ def _with_markers_attached(text: str, spans: list[tuple[int, int]]) -> list[tupl
 _SUPERSCRIPT_RUN = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹][⁰¹²³⁴⁵⁶⁷⁸⁹,⁻]*")
 # A marker printed after a sentence's full stop (and its closing quotation mark), the next
 # sentence opening after it: `... in T cells. [3, p. 4] However`, `... “well tolerated.”
-# (Smith, 2020) The`, `... tolerated.”[3] The`. Bounded pieces: each start is read a few
-# characters only.
+# (Smith, 2020) The`, `... tolerated.”[3] The`, `... men. (Smith, 2020) van Dijk (2021)`.
+# Bounded pieces: each start is read a few characters only.
 _MARKER_AFTER_SENTENCE = re.compile(
     r"(?<=[.!?])[\"'”’“‘»«)\]]{0,3}[ \t]{0,3}"
     r"(?P<marker>\[\d[^\[\]\n]{0,80}\]|\([^()\n]{4,200}\))"
-    r"(?=[ \t]*+(?:\n[ \t]*+\n|$)|\s++(?:[^\W\d_a-z]|[\d\"“‘„‚«»(\[]))"
+    r"(?=[ \t]*+(?:\n[ \t]*+\n|$)|\s++(?P<next>[^\W\d_]|[\d\"“‘„‚«»(\[]))"
 )
 _YEAR_IN_MARKER = re.compile(r"\b(?:1[6-9]|20)\d\d[a-z]?\b|\bn\.\s?d\.")
 
@@ -349,6 +349,13 @@ def _blank_markers_after_sentences(text: str) -> str:
         marker = match.group("marker")
         if marker.startswith("(") and not _YEAR_IN_MARKER.search(marker):
             return match.group(0)  # "(A) Severe ...": a label, not a citation
+        following = match.start("next")
+        if (
+            following >= 0
+            and "a" <= match.string[following] <= "z"
+            and not opens_with_particle_surname(match.string, following)
+        ):
+            return match.group(0)  # "... 2020. (Smith, 2020) and ...": the sentence goes on
         keep = match.start("marker") - match.start()
         return match.group(0)[:keep] + " " * len(marker)
 
