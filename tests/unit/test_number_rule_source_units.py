@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from citeproof.retriever.content_rules import SourceText
 from citeproof.retriever.content_rules.source import read_quantities
-from citeproof.text.quantities import DURATION
+from citeproof.text.quantities import COUNT, DURATION
 from tests.unit.content_rules_support import conflicts, passage
 
 
@@ -120,3 +120,34 @@ def test_a_range_end_with_the_digits_of_the_sentences_value_swapped() -> None:
         ("5.1 percent and 2.8 percent", "1.5%")
     ]
     assert conflicts(source, claim.format("1.5"), evidence) == []
+
+
+def test_hours_abbreviated_are_hours_and_a_label_number_takes_no_list_unit() -> None:
+    """ "for 24 h" is a duration of 24 hours, not 24 of a thing called "h" (only "hrs" was
+    read as hours with a space before it); "MOI 2, 42 hour" is a multiplicity of infection and
+    a time, not the list "2 and 42 hours"; and "We downloaded ... from a study of ..." describes
+    the study, not the writer's own numbers (seeded on build seeds 3, 13, 7019, 424242)."""
+    [day] = [q for q in read_quantities("infected for 24 h in media") if q.value]
+    assert (day.kind, day.value, day.text) == (DURATION, 1.0, "24 h")
+    [half_day] = read_quantities("kept 12 hr before")
+    assert (half_day.kind, half_day.value) == (DURATION, 0.5)
+    moi, time = read_quantities("infected (MOI 2, 42 hour incubation) cells")
+    assert (moi.kind, time.kind) == (COUNT, DURATION)
+    source = SourceText.from_pages(
+        [
+            "The cells were then harvested for RNA sequencing in triplicate.",
+            "Approximately 5 × 105 NHBE cells were infected with either SARS-CoV-2 at an MOI of 2 "
+            "for 24 h or influenza A/Puerto Rico/8/1934 (H1N1) virus at an MOI of 3 for 12 h in "
+            "bronchial epithelial growth media.",
+        ]
+    )
+    evidence = [passage(source, "NHBE cells", 1)]
+    claim = (
+        "We downloaded raw counts tables from a transcriptomics study of SARS-CoV-2 infected "
+        "(MOI 2, {} hour incubation) NHBE cells with uninfected controls."
+    )
+    assert conflicts(source, claim.format(42), evidence) == [("42 hour", "24 h")]
+    assert conflicts(source, claim.format(24), evidence) == []
+    # What the writer took from the study is the study's; what the writer found is not.
+    found = "We found that SARS-CoV-2 infected (MOI 2, 42 hour incubation) NHBE cells grew."
+    assert conflicts(source, found, evidence) == []

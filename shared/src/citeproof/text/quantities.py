@@ -186,6 +186,8 @@ UNITS: Final = {
     "cm": (LENGTH, 1e-2), "m": (LENGTH, 1.0), "km": (LENGTH, 1e3),
     "ml": (VOLUME, 1.0), "µl": (VOLUME, 1e-3), "μl": (VOLUME, 1e-3), "l": (VOLUME, 1e3),
 }  # fmt: skip
+# Hour abbreviations read as a unit after a space too ("24 h").
+_SPACED_HOURS: Final = frozenset({"h", "hr"})
 # First words (before any hyphen) that can start a number written in words.
 _NUMBERISH: Final = frozenset(set(CARDINALS) | set(SCALES) | set(FOLD_WORDS) | {"half"})
 # Words that never say what a number measures.
@@ -562,7 +564,12 @@ def _unit(tokens: list[_Token], raw: _Raw) -> tuple[str | None, float, int]:
     if first in ("degrees", "degree") and second in ("c", "celsius", "centigrade"):
         return TEMPERATURE, 1.0, j + 1
     if first in UNITS and (
-        tokens[j].start == tokens[raw.last].end or len(first) > 2 or first in ("%", "‰")
+        tokens[j].start == tokens[raw.last].end
+        or len(first) > 2
+        or first in ("%", "‰")
+        # "for 24 h", "12 hr": an hour abbreviated after a space is still hours (a lone "m",
+        # "g" or "d" after a number may be a panel or a variable; "h" after a number is not).
+        or first in _SPACED_HOURS
     ):
         kind, factor = UNITS[first]
         return kind, factor, j
@@ -724,12 +731,18 @@ def extract_quantities(text: str) -> tuple[Quantity, ...]:
 
 # What may stand between two numbers of a list that prints its unit once, at its end.
 _LIST_SEPARATORS: Final = ([","], ["and"], [",", "and"], ["or"], [",", "or"])
+# "MOI 2, 42 hour": a number right after an abbreviation in capitals is what it names (a
+# multiplicity of infection, a BMI), no item of the list that follows.
+_LABEL_ABBREVIATION: Final = re.compile(r"[A-Z]{2,}")
 
 
 def _list_unit(tokens: list[_Token], raws: list[_Raw], index: int) -> tuple[str | None, float]:
     """The unit a list prints once, after its last number ("5, 6, 12, and 16%", "3.2, 4.5 and
     6.1 times"): (kind, factor) of the first unit after the bare numbers that follow this one,
     each separated from the next by a comma, "and" or "or"; (None, 1.0) otherwise."""
+    first = raws[index].first
+    if first and _LABEL_ABBREVIATION.fullmatch(tokens[first - 1].text):
+        return None, 1.0
     j = index
     while j + 1 < len(raws):
         current, following = raws[j], raws[j + 1]
