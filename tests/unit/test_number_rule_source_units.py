@@ -151,3 +151,29 @@ def test_hours_abbreviated_are_hours_and_a_label_number_takes_no_list_unit() -> 
     # What the writer took from the study is the study's; what the writer found is not.
     found = "We found that SARS-CoV-2 infected (MOI 2, 42 hour incubation) NHBE cells grew."
     assert conflicts(source, found, evidence) == []
+
+
+def test_a_value_inside_another_sentences_interval_is_not_stated_there() -> None:
+    """A single value is stated by a range only at one of its ends: the changed end "5.1" of
+    "between 5.1 percent and 2.8 percent" lies inside another sentence's "(2.58-5.70%)", which
+    made it "stated somewhere" and hid the digit swap of 1.5% (build seeds 11, 13, 97)."""
+    source = SourceText.from_pages(
+        [
+            "We tested county residents for antibodies to SARS-CoV-2 with a lateral flow assay.",
+            "Results The unadjusted prevalence of antibodies to SARS-CoV-2 in Santa Clara County "
+            "was 1.5% (exact binomial 95CI 1.11-1.97%), and the population-weighted prevalence "
+            "was 2.81% (95CI 2.24-3.37%).",
+            "Under the three scenarios for test performance characteristics, the population "
+            "prevalence of COVID-19 in Santa Clara ranged from 2.49% (95CI 1.80-3.17%) to 4.16% "
+            "(2.58-5.70%).",
+        ]
+    )
+    evidence = [passage(source, "unadjusted prevalence", 1)]
+    claim = (
+        "Researchers reported results from antibody tests on 3,300 people in Santa Clara "
+        "county in April, 2020: between {} percent and 2.8 percent had been infected."
+    )
+    assert conflicts(source, claim.format("5.1"), evidence) == [
+        ("5.1 percent and 2.8 percent", "1.5%")
+    ]
+    assert conflicts(source, claim.format("1.5"), evidence) == []

@@ -731,12 +731,19 @@ def _anchors(source: SourceText, claimed: Sequence[Quantity], quantity: Quantity
 
 def _anywhere(source: SourceText, quantity: Quantity) -> bool:
     """Any sentence of the source states the claim's value, whatever it is about (rounded,
-    truncated, or, for a bare count, the same number of anything). A range is stated by a
-    range, by the same range, or by values at both its ends: one value inside it ("7%" or
-    "10%" for "6%-10%"), or a range overlapping it ("7-7.5%"), is not it."""
+    truncated, or, for a bare count, the same number of anything); a single value by a range
+    only at one of its ends. A range is stated by the same range, or by values at both its
+    ends: one value inside it ("7%" or "10%" for "6%-10%"), or a range overlapping it
+    ("7-7.5%"), is not it."""
     ends: set[float] = set()
     for _, other in source.quantities():
         if other.role == quantity.role and other.kind == quantity.kind and _admits(quantity, other):
+            if quantity.low is None and other.low is not None:
+                # A range states a single value at its ends, not inside it: "5.1 percent" is
+                # not stated by a CI "(2.58-5.70%)".
+                if _ends_at(other, quantity):
+                    return True
+                continue
             if quantity.low is None or (
                 other.low is not None and _ends_agreeing(quantity, other) == 2
             ):
