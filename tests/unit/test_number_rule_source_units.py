@@ -177,3 +177,25 @@ def test_a_value_inside_another_sentences_interval_is_not_stated_there() -> None
         ("5.1 percent and 2.8 percent", "1.5%")
     ]
     assert conflicts(source, claim.format("1.5"), evidence) == []
+
+
+def test_a_value_copied_with_its_confidence_interval_is_that_value() -> None:
+    """An estimate printed with the very confidence interval of the source's is the source's
+    estimate, whatever words stand near each: "41,300 (95% CI: 38,200-47,900) in 2011" for
+    "an additional 43,100 (95% CI: 38,200-47,900) ... in 2011" (build seeds 3, 11, 13, 7019,
+    424242: counts of no shared counted thing needed words near both)."""
+    source = SourceText.from_pages(
+        [
+            "Participants were followed from enrolment until the end of 2012.",
+            "An estimated 39,500 adults were infected in 2010 (95% CI: 35,100-44,000), with an "
+            "additional 43,100 (95% CI: 38,200-47,900) and 40,700 (95% CI: 36,000-45,400) "
+            "infected in 2011 and 2012, respectively.",
+        ]
+    )
+    evidence = [passage(source, "An estimated", 1)]
+    claim = (
+        "Yearly figures over the period were 39,500 (95% CI: 35,100-44,000) in 2010, {} (95% "
+        "CI: 38,200-47,900) in 2011 and 40,700 (95% CI: 36,000-45,400) in 2012."
+    )
+    assert conflicts(source, claim.format("41,300"), evidence) == [("41,300", "43,100")]
+    assert conflicts(source, claim.format("43,100"), evidence) == []

@@ -610,13 +610,16 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
             not min(mine, bound) or max(mine, bound) / min(mine, bound) > WIDE_CLOSE_FACTOR
         ):
             return False
-    if quantity.kind == COUNT and not (quantity.head & other.head):
-        # Counts without a shared counted thing ("61 cases", "22 sequons"): a specific value,
-        # and words near both.
-        if not _specific_count(quantity) or _closeness(near, theirs.near) < MIN_COUNT_CLOSENESS:
+    # The same confidence interval, copied with the estimate, makes one quantity whatever the
+    # words ("50,600 (95% CI: 49,100-62,900)" for "56,000 (95% CI: 49,100-62,900)").
+    if not (_same_ci(quantity, other) and quantity.kind == other.kind):
+        if quantity.kind == COUNT and not (quantity.head & other.head):
+            # Counts without a shared counted thing ("61 cases", "22 sequons"): a specific
+            # value, and words near both.
+            if not _specific_count(quantity) or _closeness(near, theirs.near) < MIN_COUNT_CLOSENESS:
+                return False
+        elif not comparable(quantity, other):
             return False
-    elif not comparable(quantity, other):
-        return False
     if quantity.kind == YEAR and not (
         meaningful(quantity.context & other.context)
         or _closeness(near, theirs.near)
@@ -624,6 +627,17 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     ):
         return False
     return _plausible_miscopy(quantity, other)
+
+
+def _same_ci(quantity: Quantity, other: Quantity) -> bool:
+    """Both values carry a confidence interval, and its two ends agree (within their rounding)."""
+    if quantity.ci is None or other.ci is None:
+        return False
+    slack = quantity.tolerance + other.tolerance
+    return all(
+        _windows_overlap(mine, theirs, slack)
+        for mine, theirs in zip(quantity.ci, other.ci, strict=True)
+    )
 
 
 def _within(quantity: Quantity, bound: Quantity) -> bool:
