@@ -743,6 +743,9 @@ def _list_unit(tokens: list[_Token], raws: list[_Raw], index: int) -> tuple[str 
     first = raws[index].first
     if first and _LABEL_ABBREVIATION.fullmatch(tokens[first - 1].text):
         return None, 1.0
+    if _dates_a_month(tokens, raws[index]):
+        # "by June 2020, 1 month after the peak": the year of a date, no item of a list.
+        return None, 1.0
     j = index
     while j + 1 < len(raws):
         current, following = raws[j], raws[j + 1]
@@ -756,6 +759,21 @@ def _list_unit(tokens: list[_Token], raws: list[_Raw], index: int) -> tuple[str 
             return kind, factor
         j += 1
     return None, 1.0
+
+
+def _dates_a_month(tokens: list[_Token], raw: _Raw) -> bool:
+    """A whole number in `YEAR_RANGE` right after a month ("June 2020", "October of 2020", "May
+    28, 2020"): the year of a date."""
+    if not (
+        raw.decimals == 0
+        and float(raw.value).is_integer()
+        and YEAR_RANGE[0] <= raw.value <= YEAR_RANGE[1]
+    ):
+        return False
+    before = [token.lower for token in tokens[max(0, raw.first - 3) : raw.first]]
+    while before and (before[-1] in (",", "of") or before[-1].isdigit()):
+        before.pop()
+    return bool(before) and before[-1] in _MONTHS
 
 
 def _is_range_pair(tokens: list[_Token], first: _Raw, second: _Raw) -> bool:

@@ -30,7 +30,8 @@ n =, fold changes and other ratios, years, durations, counts with what they coun
 4. **Guards.** No conflict with a value computed from the sentence's (a complement, a sum or
    difference, a ratio, "reduced by 70% (RR 0.30)"); two numbers an order of magnitude apart
    (unless the same digits); a value in words ("almost half", "doubling"); a bound against a
-   value (unless a wrong copy of it); a year without a word or a month near both; counts of
+   value (unless a wrong copy of it); a year without a word near both or a month dating
+   each ("by May 2024", `source.DATED`), or one the source states anywhere; counts of
    different things; the writer's own numbers ("we found ...", "we suggest ... over 80
    years"); numbers inside brackets the claim never opened (a sentence cut mid-parenthesis).
 5. **The whole source** (`_source_wide`), where the best-aligned sentences gave no sure
@@ -69,7 +70,12 @@ from citeproof.retriever.content_rules.config import ContentRulesConfig
 from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
 from citeproof.retriever.content_rules.ordered_lists import pairs_by_order, value_lists, word_series
 from citeproof.retriever.content_rules.pages import printed_if_different
-from citeproof.retriever.content_rules.source import SourceText, content_stems, read_quantities
+from citeproof.retriever.content_rules.source import (
+    DATED,
+    SourceText,
+    content_stems,
+    read_quantities,
+)
 from citeproof.text.quantities import (
     APPROX,
     CI_LEVEL,
@@ -550,7 +556,9 @@ def _partner(
     else:
         exact = [theirs for theirs in free_stated if theirs.quantity.bound not in BOUNDS]
         free_stated = exact or free_stated
-    if all(mine is not quantity for mine, _ in free_claim) or not free_stated:
+    # Equality, not identity: the claim is read again for each citation, and the content
+    # rules' reading (`read_quantities`) gives new objects for the values it re-kinds.
+    if all(mine != quantity for mine, _ in free_claim) or not free_stated:
         return None
     if len(free_claim) == 1 and len({theirs.quantity.text for theirs in free_stated}) == 1:
         return free_stated[0]
@@ -563,7 +571,7 @@ def _partner(
     if any(
         _closeness(other_near, ranked[0].near) >= best
         for other, other_near in free_claim
-        if other is not quantity
+        if other != quantity
     ):
         return None
     return ranked[0]
@@ -623,7 +631,10 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     if quantity.kind == YEAR and not (
         meaningful(quantity.context & other.context)
         or _closeness(near, theirs.near)
-        or (_dated(near) and _dated(theirs.near))
+        or (
+            (_dated(near) or quantity.subtype == DATED)
+            and (_dated(theirs.near) or other.subtype == DATED)
+        )
     ):
         return False
     return _plausible_miscopy(quantity, other)
@@ -722,7 +733,7 @@ def _anchors(source: SourceText, claimed: Sequence[Quantity], quantity: Quantity
     others = [
         other
         for other in claimed
-        if other is not quantity
+        if other != quantity
         and _DIGIT.search(other.text)
         and (other.kind == YEAR or _specific_count(other))
         and not (other.kind == COUNT and abs(other.value) < MIN_ANCHOR_COUNT)
@@ -945,7 +956,7 @@ def _by_order(
     series of as many words ("IgG, IgA, or IgM"). The value at that place, if the claim's
     could be a wrong copy of it (`_close_value`), is meant; where several sentences pair the
     claim so, only one value may come of them (the best-aligned sentence is shown)."""
-    anchors = [other for other in claimed if other is not quantity]
+    anchors = [other for other in claimed if other != quantity]
     found: list[tuple[float, int, Quantity]] = []
     for index, stated in by_sentence.items():
         if alignment[index] < WIDE_MIN_ALIGNMENT:
@@ -1118,6 +1129,10 @@ def check_numbers(
                 lexical += 1
         holding = [max(candidates, key=lambda c: c[0])[1:]] if candidates else []
         if _stated_somewhere(source, quantity, coverage, aligned + [i for i, _ in holding]):
+            continue
+        if quantity.kind == YEAR and _anywhere(source, quantity):
+            # A year the source states anywhere is one of its dates, whatever the claim dates
+            # by it: a year says too little of what it dates to tell a wrong copy from another.
             continue
         if not holding:
             if (

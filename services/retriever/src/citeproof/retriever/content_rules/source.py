@@ -33,6 +33,7 @@ from citeproof.text.quantities import (
     EXACT,
     UPPER,
     VALUE,
+    YEAR,
     Quantity,
     extract_quantities,
     normalise_numerals,
@@ -51,6 +52,8 @@ MIN_STEM_CHARS = 3
 # ("July 21", "28 May"), and an interval ("every three days").
 DAY_OF_MONTH = "day-of-month"
 INTERVAL = "interval"
+# The subtype of a year that dates a month ("by June 2020"), where the shared reading gives none.
+DATED = "dated"
 
 # "on day 7 post infection": a time point, the days after day 0 (the shared reading takes the
 # number for a bare count, and the number rule would compare it with nothing).
@@ -63,6 +66,11 @@ _MONTHS = (
 )
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s*$")
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{_MONTHS})\b")
+# "May 2020", "October of 2020", "May 28, 2020", "28 May 2020": the year of a date (marked
+# `DATED`; "May" is a stop word, so the words near the year do not show its month).
+_MONTH_BEFORE_YEAR = re.compile(
+    rf"\b(?:{_MONTHS})\s*(?:of\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?$"
+)
 _EVERY_BEFORE = re.compile(r"\b[Ee]very\s*$")
 # "7 dpi": days post infection.
 _DPI_AFTER = re.compile(r"\s*dpi\b")
@@ -93,6 +101,15 @@ def _kind(text: str, quantity: Quantity) -> str:
     return quantity.kind
 
 
+def _dates_a_month(text: str, quantity: Quantity) -> bool:
+    """A single year right after a month ("June 2020", "28 May 2020", "May 28, 2020")."""
+    return (
+        quantity.kind == YEAR
+        and quantity.low is None
+        and _MONTH_BEFORE_YEAR.search(text, 0, quantity.start) is not None
+    )
+
+
 def read_quantities(text: str) -> tuple[Quantity, ...]:
     """The content rules' reading of ``text``'s numbers (`extract_quantities`), with kinds of
     their own where the shared reading gives a count or a duration:
@@ -101,11 +118,14 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
     - the day of a date ("until March 16", "28 May") is a day of the month (`DAY_OF_MONTH`),
       no count: a "July 21 report" is not about the source's "7 sites";
     - "every three days" is an interval (`INTERVAL`), not the time point "after 16 days";
+    - the year of a date ("by June 2020") is marked `DATED`;
     - "5 to <10%" is the range 5-10% (`_strict_ranges`), not a count and a bound."""
     found: list[Quantity] = []
     for quantity in extract_quantities(text):
         kind = _kind(text, quantity)
         quantity = quantity if kind == quantity.kind else replace(quantity, kind=kind)
+        if _dates_a_month(text, quantity):
+            quantity = replace(quantity, subtype=DATED)
         found.append(_precise_approximation(quantity))
     return tuple(_strict_ranges(text, found))
 
