@@ -140,6 +140,10 @@ _APPROX_CUES: Final = ("about", "around", "approximately", "approx", "roughly", 
 # "55 years or younger", "10 or more": bounds written after the number.
 _TRAILING_UPPER: Final = frozenset({"younger", "less", "fewer", "lower", "below", "under"})
 _TRAILING_LOWER: Final = frozenset({"older", "more", "greater", "higher", "above", "over"})
+# "58 and older", "65 and over": after "and", only these (an "and more" may start a new phrase).
+_TRAILING_AFTER_AND: Final = frozenset({"older", "younger", "over", "above"})
+# "those 58 and older", "aged 85 or over": a bare number bounded by an age is an age in years.
+_AGE_WORDS: Final = frozenset({"older", "younger"})
 # Longest first: "no more than" is an upper bound although it ends in "more than".
 _QUALIFIERS: Final = sorted(
     [(cue, LOWER) for cue in _LOWER_CUES]
@@ -370,12 +374,20 @@ def _qualifier(tokens: list[_Token], index: int) -> str:
 def _trailing_qualifier(tokens: list[_Token], last: int) -> str:
     """A bound written after the number: "55 years or younger", "65 or older", "10 or more"."""
     after = [t.lower for t in tokens[last + 1 : last + 3]]
-    if len(after) == 2 and after[0] == "or":
+    if len(after) == 2 and (
+        after[0] == "or" or (after[0] == "and" and after[1] in _TRAILING_AFTER_AND)
+    ):
         if after[1] in _TRAILING_UPPER:
             return UPPER
         if after[1] in _TRAILING_LOWER:
             return LOWER
     return EXACT
+
+
+def _bounded_age(tokens: list[_Token], last: int) -> bool:
+    """A bare number bounded by an age after it: "those 58 and older", "65 or younger"."""
+    after = [t.lower for t in tokens[last + 1 : last + 3]]
+    return len(after) == 2 and after[0] in ("or", "and") and after[1] in _AGE_WORDS
 
 
 def _ratio_name(tokens: list[_Token], index: int) -> str | None:
@@ -709,6 +721,8 @@ def extract_quantities(text: str) -> tuple[Quantity, ...]:
                 )
                 index += 2
                 continue
+        if kind is None and _bounded_age(tokens, last):
+            kind, factor = UNITS["years"]
         if kind is None:
             is_year = (
                 raw.decimals == 0
