@@ -365,6 +365,10 @@ def _ends_with(words: list[str], phrase: str) -> bool:
 
 def _qualifier(tokens: list[_Token], index: int) -> str:
     before = [w for w in _phrase_before(tokens, index, LOOKBEHIND_TOKENS) if w not in (",",)]
+    if tokens[index].kind == "word" and before and before[-1] in ("a", "an"):
+        # "more than a hundred million", "about a thousand": the article of a number in words
+        # stands between the cue and the number.
+        before = [w for w in _phrase_before(tokens, index - 1, LOOKBEHIND_TOKENS) if w != ","]
     for cue, bound in _QUALIFIERS_BY_LAST_WORD.get(before[-1] if before else "", ()):
         if _ends_with(before, cue):
             return bound
