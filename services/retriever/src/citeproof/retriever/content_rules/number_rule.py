@@ -31,7 +31,8 @@ n =, fold changes and other ratios, years, durations, counts with what they coun
    difference, a ratio, "reduced by 70% (RR 0.30)"); two numbers an order of magnitude apart
    (unless the same digits); a value in words ("almost half", "doubling"); a bound against a
    value (unless a wrong copy of it); a year without a word near both or a month dating
-   each ("by May 2024", `source.DATED`), or one the source states anywhere; counts of
+   each ("by May 2024", `source.DATED`), or one the source states anywhere; a change per
+   year ("EAPC = 8.1%", `source.ANNUAL_CHANGE`) against a change over a period; counts of
    different things; the writer's own numbers ("we found ...", "we suggest ... over 80
    years"); numbers inside brackets the claim never opened (a sentence cut mid-parenthesis).
 5. **The whole source** (`_source_wide`), where the best-aligned sentences gave no sure
@@ -71,6 +72,7 @@ from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
 from citeproof.retriever.content_rules.ordered_lists import pairs_by_order, value_lists, word_series
 from citeproof.retriever.content_rules.pages import printed_if_different
 from citeproof.retriever.content_rules.source import (
+    ANNUAL_CHANGE,
     DATED,
     SourceText,
     content_stems,
@@ -582,6 +584,10 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     other = theirs.quantity
     if _admits(quantity, other) or not _DIGIT.search(other.text):
         # A value in words ("almost half", "doubling") is not what a wrong digit came from.
+        return False
+    if (quantity.subtype == ANNUAL_CHANGE) != (other.subtype == ANNUAL_CHANGE):
+        # A change per year ("EAPC = 8.1%") is no copy of the change over a period ("a 21%
+        # increase from 2006 to 2009").
         return False
     if quantity.low is not None and other.low is not None and not _ends_agreeing(quantity, other):
         # A copying slip changes one end of a range: "approximately 11-15%" keeps neither end

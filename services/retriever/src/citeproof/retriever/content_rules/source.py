@@ -31,6 +31,7 @@ from citeproof.text.quantities import (
     COUNT,
     DURATION,
     EXACT,
+    PERCENT,
     UPPER,
     VALUE,
     YEAR,
@@ -54,6 +55,9 @@ DAY_OF_MONTH = "day-of-month"
 INTERVAL = "interval"
 # The subtype of a year that dates a month ("by June 2020"), where the shared reading gives none.
 DATED = "dated"
+# The subtype of a percentage that is a change per year ("EAPC = 8.1%", "12.2% annually"): a
+# rate, another quantity than the change over a period ("a 34% increase from 2006 to 2009").
+ANNUAL_CHANGE = "annual-change"
 
 # "on day 7 post infection": a time point, the days after day 0 (the shared reading takes the
 # number for a bare count, and the number rule would compare it with nothing).
@@ -72,6 +76,18 @@ _MONTH_BEFORE_YEAR = re.compile(
     rf"\b(?:{_MONTHS})\s*(?:of\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s+)?$"
 )
 _EVERY_BEFORE = re.compile(r"\b[Ee]very\s*$")
+# "EAPC = 8.1%", "an APC of 2.5%", "an annual increase of 3%": an (estimated) annual percent
+# change named before the percentage ...
+_ANNUAL_CHANGE_BEFORE = re.compile(
+    r"(?:\b(?:EAPC|AAPC|APC)\s*(?:[=:]|of|was|,)?"
+    r"|\b(?:[Aa]nnual|[Yy]early)\s+(?:percent(?:age)?\s+)?"
+    r"(?:change|increase|decrease|decline|rise|growth|reduction)\s*(?:of|was|=|:)?)\s*$"
+)
+# ... or a change per year written after it ("12.2% annually", "3% per year").
+_ANNUAL_CHANGE_AFTER = re.compile(
+    r"\s*(?:annually|yearly|per\s+(?:year|annum)|a\s+year|each\s+year|every\s+year)\b"
+)
+_PERCENT_TEXT = re.compile(r"(?:%|\bpercent)$")
 # "7 dpi": days post infection.
 _DPI_AFTER = re.compile(r"\s*dpi\b")
 DAYS_IN_A_MONTH = 31
@@ -110,6 +126,21 @@ def _dates_a_month(text: str, quantity: Quantity) -> bool:
     )
 
 
+def _annual_change(text: str, quantity: Quantity) -> bool:
+    """A single percentage that is a change per year ("EAPC = 8.1%", "12.2% annually")."""
+    return (
+        quantity.kind == PERCENT
+        and quantity.role == VALUE
+        and quantity.low is None
+        and quantity.subtype is None
+        and _PERCENT_TEXT.search(quantity.text) is not None
+        and (
+            _ANNUAL_CHANGE_BEFORE.search(text, 0, quantity.start) is not None
+            or _ANNUAL_CHANGE_AFTER.match(text, quantity.end) is not None
+        )
+    )
+
+
 def read_quantities(text: str) -> tuple[Quantity, ...]:
     """The content rules' reading of ``text``'s numbers (`extract_quantities`), with kinds of
     their own where the shared reading gives a count or a duration:
@@ -119,6 +150,7 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
       no count: a "July 21 report" is not about the source's "7 sites";
     - "every three days" is an interval (`INTERVAL`), not the time point "after 16 days";
     - the year of a date ("by June 2020") is marked `DATED`;
+    - a percent change per year ("EAPC = 8.1%", "12.2% annually") is marked `ANNUAL_CHANGE`;
     - "5 to <10%" is the range 5-10% (`_strict_ranges`), not a count and a bound."""
     found: list[Quantity] = []
     for quantity in extract_quantities(text):
@@ -126,6 +158,8 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
         quantity = quantity if kind == quantity.kind else replace(quantity, kind=kind)
         if _dates_a_month(text, quantity):
             quantity = replace(quantity, subtype=DATED)
+        elif _annual_change(text, quantity):
+            quantity = replace(quantity, subtype=ANNUAL_CHANGE)
         found.append(_precise_approximation(quantity))
     return tuple(_strict_ranges(text, found))
 
