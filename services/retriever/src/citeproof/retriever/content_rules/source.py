@@ -32,6 +32,7 @@ from citeproof.text.quantities import (
     DURATION,
     EXACT,
     PERCENT,
+    SPREAD,
     UPPER,
     VALUE,
     YEAR,
@@ -88,6 +89,10 @@ _ANNUAL_CHANGE_AFTER = re.compile(
     r"\s*(?:annually|yearly|per\s+(?:year|annum)|a\s+year|each\s+year|every\s+year)\b"
 )
 _PERCENT_TEXT = re.compile(r"(?:%|\bpercent)$")
+# "(95% CI: 46-62%)", "(UI 1.0-2.4)": a range right after an interval's label.
+_INTERVAL_LABEL_BEFORE = re.compile(
+    r"\b(?:CI|CrI|UI|(?:confidence|credible|uncertainty)\s+interval)\s*[:=,]?\s*$"
+)
 # "7 dpi": days post infection.
 _DPI_AFTER = re.compile(r"\s*dpi\b")
 DAYS_IN_A_MONTH = 31
@@ -141,6 +146,17 @@ def _annual_change(text: str, quantity: Quantity) -> bool:
     )
 
 
+def _bare_interval(text: str, quantity: Quantity) -> bool:
+    """A range right after an interval's label that the shared reading gave no estimate to ("rate
+    of documented infections (95% CI: 46-62%)", the estimate cut off with the sentence's start):
+    the interval around a value, no value of its own."""
+    return (
+        quantity.role == VALUE
+        and quantity.low is not None
+        and _INTERVAL_LABEL_BEFORE.search(text, 0, quantity.start) is not None
+    )
+
+
 def read_quantities(text: str) -> tuple[Quantity, ...]:
     """The content rules' reading of ``text``'s numbers (`extract_quantities`), with kinds of
     their own where the shared reading gives a count or a duration:
@@ -151,6 +167,7 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
     - "every three days" is an interval (`INTERVAL`), not the time point "after 16 days";
     - the year of a date ("by June 2020") is marked `DATED`;
     - a percent change per year ("EAPC = 8.1%", "12.2% annually") is marked `ANNUAL_CHANGE`;
+    - a range after an interval's label with no estimate ("(95% CI: 46-62%)") is a `SPREAD`;
     - "5 to <10%" is the range 5-10% (`_strict_ranges`), not a count and a bound."""
     found: list[Quantity] = []
     for quantity in extract_quantities(text):
@@ -160,6 +177,8 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
             quantity = replace(quantity, subtype=DATED)
         elif _annual_change(text, quantity):
             quantity = replace(quantity, subtype=ANNUAL_CHANGE)
+        if _bare_interval(text, quantity):
+            quantity = replace(quantity, role=SPREAD)
         found.append(_precise_approximation(quantity))
     return tuple(_strict_ranges(text, found))
 
