@@ -142,6 +142,8 @@ _TRAILING_CUE = re.compile(
 )
 _POWER_BEFORE = re.compile(r"\d\s*[×x]\s*$")
 _POWER_AFTER = re.compile(r"\s*[×x]\s*10")
+# "16S gene", "23S rRNA", "5C": a count glued to a capital letter that ends the word names a thing.
+_GLUED_CAPITAL_AFTER = re.compile(r"[A-Z](?![A-Za-z])")
 _IN_BRACKETS_BEFORE = re.compile(r"\[[\d,;\s–-]*$")
 _IN_BRACKETS_AFTER = re.compile(r"[\d,;\s–-]*(?:pp?\.\s*[\dA-Za-z–-]+\s*)?\]")
 # "et al., 2014", "Sporns, 2011", "Smith and Jones 2009": a citation's year.
@@ -701,8 +703,9 @@ def _specific_count(quantity: Quantity) -> bool:
 
 def _is_label(text: str, quantity: Quantity) -> bool:
     """A number that names rather than measures: "Figure 5C", "Table 2", "type 2", "phase 3",
-    a power of ten whose superscript the text layer lost ("2.5×104"), or a year cited in
-    parentheses ("(Crossley et al., 2014)", "Smith, 2011;")."""
+    a count glued to a capital ("16S gene"), a power of ten whose superscript the text layer
+    lost ("2.5×104"), or a year cited in parentheses ("(Crossley et al., 2014)", "Smith,
+    2011;")."""
     before = text[max(0, quantity.start - LABEL_LOOKBEHIND) : quantity.start]
     after = text[quantity.end : quantity.end + 2]
     if _IN_BRACKETS_BEFORE.search(before) and _IN_BRACKETS_AFTER.match(text, quantity.end):
@@ -715,6 +718,8 @@ def _is_label(text: str, quantity: Quantity) -> bool:
         return True
     if _POWER_AFTER.match(text, quantity.end):
         return True
+    if quantity.kind == COUNT and _GLUED_CAPITAL_AFTER.match(text, quantity.end):
+        return True  # "16S gene pyrosequencing" is no count of 16 genes
     if quantity.kind == YEAR and _CITED_YEAR_BEFORE.search(before):
         return True
     decade = re.fullmatch(r"\d{4}", quantity.text) and after[:1] in ("s", "'", "’")
