@@ -595,6 +595,10 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
         # A copying slip changes one end of a range: "approximately 11-15%" keeps neither end
         # of "5 to <10%" and is a figure of its own.
         return False
+    if quantity.low is not None and other.low is None and not _end_near(quantity, other.value):
+        # A range neither end of which lies near the single value ("approximately 11-15%"
+        # beside "approximately 1.4%") is a figure of its own: a slip changes one number.
+        return False
     # A bound is no value: "up to 40%" or "~50%" beside "49.4%" or "A1C <7.0%" is a claim
     # about a range; two bounds of one direction ("fewer than 10%", "less than 14%") conflict.
     if quantity.bound in BOUNDS and (
@@ -646,6 +650,17 @@ def _conflict(quantity: Quantity, near: Near, theirs: _Stated) -> bool:
     ):
         return False
     return _plausible_miscopy(quantity, other)
+
+
+def _end_near(quantity: Quantity, value: float) -> bool:
+    """An end of the range ``quantity`` within `WIDE_CLOSE_FACTOR` of ``value``."""
+    ends = (quantity.low, quantity.high)
+    return any(
+        end is not None
+        and min(abs(end), abs(value)) > 0
+        and max(abs(end), abs(value)) / min(abs(end), abs(value)) <= WIDE_CLOSE_FACTOR
+        for end in ends
+    )
 
 
 def _same_ci(quantity: Quantity, other: Quantity) -> bool:
