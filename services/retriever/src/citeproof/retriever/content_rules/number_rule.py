@@ -69,7 +69,12 @@ from citeproof.contracts.findings import FROM_SOURCE_TEXT, Difference, Evidence,
 from citeproof.pipeline import NUMBER_CONFLICT, NUMBER_NOT_IN_SOURCE
 from citeproof.retriever.content_rules.config import ContentRulesConfig
 from citeproof.retriever.content_rules.folding import FoldedWord, folded_words
-from citeproof.retriever.content_rules.ordered_lists import pairs_by_order, value_lists, word_series
+from citeproof.retriever.content_rules.ordered_lists import (
+    pairs_by_order,
+    value_lists,
+    word_series,
+    year_spans,
+)
 from citeproof.retriever.content_rules.pages import printed_if_different
 from citeproof.retriever.content_rules.source import (
     ANNUAL_CHANGE,
@@ -973,6 +978,7 @@ def _by_order(
     claim_stems: frozenset[str],
     by_sentence: Mapping[int, Sequence[Quantity]],
     alignment: np.ndarray,
+    rivals: Sequence[tuple[Quantity, Near]] = (),
 ) -> tuple[int, _Stated] | None:
     """The value a sentence pairs with the claim's by order alone (`ordered_lists`): "one
     week, two weeks, or three weeks earlier ... reduced by 66%, 86%, and 95%, respectively"
@@ -995,8 +1001,10 @@ def _by_order(
         if len(targets) != 1:
             continue
         [target] = targets
+        if rivals and not _nearest_to_list(source, index, target, near, rivals):
+            continue
         places: set[int] = set()
-        for other in lists:
+        for other in [*lists, *year_spans(text, stated)]:
             if other is target or len(other) != len(target):
                 continue
             for anchor in anchors:
@@ -1021,6 +1029,49 @@ def _by_order(
     if not _close_value(quantity, theirs) or not _conflict(quantity, near, stated_value):
         return None
     return index, stated_value
+
+
+def _pairs_by_order_at(source: SourceText, sentence: int) -> bool:
+    return sentence >= 0 and pairs_by_order(source.sentence_text(sentence))
+
+
+def _in_year_span(
+    source: SourceText, quantity: Quantity, by_sentence: Mapping[int, Sequence[Quantity]]
+) -> bool:
+    """A year inside a span of years whose values the source gives year by year ("2008" of "for
+    2006 through 2009 ... 19.8, 22.5, 19.0, and 19.0 ..., respectively"); a period ("from 1990
+    to 2015") states no year inside it."""
+    return any(
+        any(year.value == quantity.value for year in span)
+        for index, stated in by_sentence.items()
+        if _pairs_by_order_at(source, index)
+        for span in year_spans(source.sentence_text(index), stated)
+    )
+
+
+def _nearest_to_list(
+    source: SourceText,
+    index: int,
+    target: Sequence[Quantity],
+    near: Near,
+    rivals: Sequence[tuple[Quantity, Near]],
+) -> bool:
+    """Of the claim's several values of the list's kind, this one is the list's: no other is
+    stated in it, and its near words are the closest to the list's ("Incidence
+    estimates of 13.2 per 100,000 ... for the US and of 17 per 100,000 for France" beside "the
+    rate ... was estimated to be 19.8 (...), 22.5 (...) ... per 100,000")."""
+    if any(_admits(rival, item) for rival, _ in rivals for item in target):
+        return False
+    listed: Near = {}
+    for stated in _sentence_values(source, index, list(target)):
+        for value, distance in stated.near.items():
+            listed[value] = min(distance, listed.get(value, distance))
+    mine = _closeness(near, listed)
+    # Where no claim value is stated in the list, the claim misstates its value at the named
+    # place whichever of them is shown: the closest is enough.
+    return mine >= MIN_CLOSENESS and all(
+        mine > _closeness(rival_near, listed) for _, rival_near in rivals
+    )
 
 
 def _range_end_copied(
@@ -1156,7 +1207,9 @@ def check_numbers(
         holding = [max(candidates, key=lambda c: c[0])[1:]] if candidates else []
         if _stated_somewhere(source, quantity, coverage, aligned + [i for i, _ in holding]):
             continue
-        if quantity.kind == YEAR and _anywhere(source, quantity):
+        if quantity.kind == YEAR and (
+            _anywhere(source, quantity) or _in_year_span(source, quantity, by_sentence)
+        ):
             # A year the source states anywhere is one of its dates, whatever the claim dates
             # by it: a year says too little of what it dates to tell a wrong copy from another.
             continue
@@ -1193,13 +1246,23 @@ def check_numbers(
             if theirs is not None and _conflict(quantity, near, theirs):
                 found = [theirs]
             unsure = theirs is None and alignment[sentence] >= STRONG_ALIGNMENT
-        if not found and len(same_kind) == 1:
+        if not found:
             # The place in a list is as sure a pairing as shared words: the value may be
             # stated elsewhere about something else.
-            ordered = _by_order(source, quantity, near, everything, stems, by_sentence, alignment)
+            rivals = [(mine, mine_near) for mine, mine_near in same_kind if mine != quantity]
+            ordered = _by_order(
+                source, quantity, near, everything, stems, by_sentence, alignment, rivals
+            )
             if ordered is not None and not _derived(quantity, by_sentence[ordered[0]], everything):
                 sentence, found = ordered[0], [ordered[1]]
-        if not found and unsure and not _anywhere(source, quantity):
+        if (
+            not found
+            and unsure
+            and not _anywhere(source, quantity)
+            and not (len(same_kind) > 1 and _pairs_by_order_at(source, sentence))
+        ):
+            # Of a claim's several values beside a list paired by order, the one with no place
+            # named is another thing's figure ("17 per 100,000 for France").
             found = _unpaired(quantity, near, same_kind, stated)
         if (
             not found

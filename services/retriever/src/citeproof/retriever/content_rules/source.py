@@ -89,6 +89,11 @@ _ANNUAL_CHANGE_AFTER = re.compile(
     r"\s*(?:annually|yearly|per\s+(?:year|annum)|a\s+year|each\s+year|every\s+year)\b"
 )
 _PERCENT_TEXT = re.compile(r"(?:%|\bpercent)$")
+# A bracketed interval right after a value, and what separates two items of a list.
+_INTERVAL_AFTER = re.compile(r"\s*\([^()]*\)")
+_LIST_GAP = re.compile(r"\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", re.IGNORECASE)
+# How far after a list's last interval its unit is read ("per 100,000 individuals").
+_UNIT_CHARS = 30
 # "(95% CI: 46-62%)", "(UI 1.0-2.4)": a range right after an interval's label.
 _INTERVAL_LABEL_BEFORE = re.compile(
     r"\b(?:CI|CrI|UI|(?:confidence|credible|uncertainty)\s+interval)\s*[:=,]?\s*$"
@@ -157,6 +162,57 @@ def _bare_interval(text: str, quantity: Quantity) -> bool:
     )
 
 
+def _unit_after_intervals(text: str, found: list[Quantity]) -> list[Quantity]:
+    """ "19.8 (95% CI: 17.3–22.2), 22.5 (95% CI: 19.7–25.3) and 19.0 (95% CI: 16.6–21.3) per
+    100,000 individuals": a list of bare values, each with its interval, prints its unit once
+    after the last interval; every item takes it (the shared reading leaves them counts, and
+    the unit's "100,000" a count of its own)."""
+    runs: list[list[Quantity]] = []
+    run: list[Quantity] = []
+    run_end = -1
+    for quantity in sorted(found, key=lambda q: q.start):
+        if quantity.role != VALUE:
+            continue
+        interval = _INTERVAL_AFTER.match(text, quantity.end)
+        listed = quantity.kind == COUNT and quantity.ci is not None and quantity.low is None
+        if not (listed and interval):
+            if len(run) >= 2:
+                runs.append(run)
+            run = []
+            continue
+        if not (run and _LIST_GAP.fullmatch(text, run_end, quantity.start)):
+            if len(run) >= 2:
+                runs.append(run)
+            run = []
+        run.append(quantity)
+        run_end = interval.end()
+    if len(run) >= 2:
+        runs.append(run)
+    for items in runs:
+        last = _INTERVAL_AFTER.match(text, items[-1].end)
+        assert last is not None
+        after = text[last.end() : last.end() + _UNIT_CHARS]
+        # The unit as it would read after a bare 1 ("1 per 100,000"): its kind and factor.
+        unit = next(iter(extract_quantities("1" + after)), None)
+        if unit is None or unit.start != 0 or unit.kind in (COUNT, YEAR) or unit.low is not None:
+            continue
+        unit_end = last.end() + unit.end - 1
+        found = [q for q in found if not last.end() <= q.start < unit_end]
+        factor = unit.value
+        rekinded = {
+            id(item): replace(
+                item,
+                kind=unit.kind,
+                value=item.value * factor,
+                tolerance=item.tolerance * factor,
+                ci=(item.ci[0] * factor, item.ci[1] * factor) if item.ci else None,
+            )
+            for item in items
+        }
+        found = [rekinded.get(id(q), q) for q in found]
+    return found
+
+
 def read_quantities(text: str) -> tuple[Quantity, ...]:
     """The content rules' reading of ``text``'s numbers (`extract_quantities`), with kinds of
     their own where the shared reading gives a count or a duration:
@@ -180,7 +236,7 @@ def read_quantities(text: str) -> tuple[Quantity, ...]:
         if _bare_interval(text, quantity):
             quantity = replace(quantity, role=SPREAD)
         found.append(_precise_approximation(quantity))
-    return tuple(_strict_ranges(text, found))
+    return tuple(_strict_ranges(text, _unit_after_intervals(text, found)))
 
 
 def _precise_approximation(quantity: Quantity) -> Quantity:
