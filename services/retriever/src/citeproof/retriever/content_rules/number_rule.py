@@ -979,6 +979,7 @@ def _by_order(
     by_sentence: Mapping[int, Sequence[Quantity]],
     alignment: np.ndarray,
     rivals: Sequence[tuple[Quantity, Near]] = (),
+    claim: str = "",
 ) -> tuple[int, _Stated] | None:
     """The value a sentence pairs with the claim's by order alone (`ordered_lists`): "one
     week, two weeks, or three weeks earlier ... reduced by 66%, 86%, and 95%, respectively"
@@ -1001,9 +1002,11 @@ def _by_order(
         if len(targets) != 1:
             continue
         [target] = targets
-        if rivals and not _nearest_to_list(source, index, target, near, rivals):
+        copies_list = any(_admits(rival, item) for rival, _ in rivals for item in target)
+        if rivals and not copies_list and not _nearest_to_list(source, index, target, near, rivals):
             continue
         places: set[int] = set()
+        clause_places: set[int] = set()  # the places of anchors in the claim value's clause
         for other in [*lists, *year_spans(text, stated)]:
             if other is target or len(other) != len(target):
                 continue
@@ -1013,6 +1016,12 @@ def _by_order(
                 ]
                 if len(at) == 1:
                     places.add(at[0])
+                    if _same_clause(claim, anchor, quantity):
+                        clause_places.add(at[0])
+        if len(places) > 1 and len(clause_places) == 1:
+            # A claim listing pairs ("56,000 (...) in 2003, 47,800 (...) in 2008") names the
+            # place by the value in this one's clause.
+            places = clause_places
         for series in word_series(text, stated):
             if len(series) < len(target):
                 continue
@@ -1021,11 +1030,17 @@ def _by_order(
             if len(at) == 1:
                 places.add(at[0])
         if len(places) == 1:
-            found.append((float(alignment[index]), index, target[places.pop()]))
+            place = places.pop()
+            if any(_admits(rival, target[place]) for rival, _ in rivals):
+                continue  # the place is another claim value's, stated right
+            found.append((float(alignment[index]), index, target[place]))
     if not found or len({theirs.text for _, _, theirs in found}) != 1:
         return None
     _, index, theirs = max(found, key=lambda item: item[0])
     [stated_value] = _sentence_values(source, index, [theirs])
+    # A year's place in the list says what it dates, as the words near both would (`_conflict`
+    # asks a year for those): "56,000 (...) in 2003" for "56,000 (...) ... in 2007, ...".
+    near = stated_value.near if quantity.kind == YEAR else near
     if not _close_value(quantity, theirs) or not _conflict(quantity, near, stated_value):
         return None
     return index, stated_value
@@ -1049,6 +1064,12 @@ def _in_year_span(
     )
 
 
+def _same_clause(text: str, one: Quantity, other: Quantity) -> bool:
+    """No clause break between two values of ``text``."""
+    start, end = min(one.end, other.end), max(one.start, other.start)
+    return bool(text) and _CLAUSE_BREAK.search(text, start, end) is None
+
+
 def _nearest_to_list(
     source: SourceText,
     index: int,
@@ -1056,12 +1077,10 @@ def _nearest_to_list(
     near: Near,
     rivals: Sequence[tuple[Quantity, Near]],
 ) -> bool:
-    """Of the claim's several values of the list's kind, this one is the list's: no other is
-    stated in it, and its near words are the closest to the list's ("Incidence
+    """Of the claim's several values of the list's kind, none stated in the list, this one is the
+    list's: its near words are the closest to the list's ("Incidence
     estimates of 13.2 per 100,000 ... for the US and of 17 per 100,000 for France" beside "the
     rate ... was estimated to be 19.8 (...), 22.5 (...) ... per 100,000")."""
-    if any(_admits(rival, item) for rival, _ in rivals for item in target):
-        return False
     listed: Near = {}
     for stated in _sentence_values(source, index, list(target)):
         for value, distance in stated.near.items():
@@ -1251,7 +1270,7 @@ def check_numbers(
             # stated elsewhere about something else.
             rivals = [(mine, mine_near) for mine, mine_near in same_kind if mine != quantity]
             ordered = _by_order(
-                source, quantity, near, everything, stems, by_sentence, alignment, rivals
+                source, quantity, near, everything, stems, by_sentence, alignment, rivals, claim
             )
             if ordered is not None and not _derived(quantity, by_sentence[ordered[0]], everything):
                 sentence, found = ordered[0], [ordered[1]]
