@@ -99,10 +99,12 @@ GENERIC_CONTEXT: Final = frozenset(
 # Tokens that end a clause: a number's context does not reach across them.
 _CLAUSE_ENDS: Final = frozenset({";", ".", ":"})
 
-_MONTHS: Final = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+# The months, lower-cased: their names and the abbreviations a date prints ("Sept. 3").
+MONTH_NAMES: Final = tuple(
+    "january february march april may june july august september october november december".split()
 )
+MONTH_ABBREVIATIONS: Final = tuple("jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_MONTHS: Final = frozenset(MONTH_NAMES + MONTH_ABBREVIATIONS)
 
 CARDINALS: Final = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,

@@ -89,6 +89,7 @@ from citeproof.text.quantities import (
     COUNT,
     EXACT,
     LOWER,
+    MONTH_NAMES,
     PERCENT,
     RATIO,
     SAMPLE_SIZE,
@@ -161,12 +162,7 @@ _CITED_YEAR_BEFORE = re.compile(
 EVIDENCE_BONUS = 0.3
 # A year beside a month at most this many words away is a date.
 DATE_DISTANCE = 2
-_MONTH_STEMS = frozenset(
-    stem(month)
-    for month in (
-        "january february march april may june july august september october november december"
-    ).split()
-)
+_MONTH_STEMS = frozenset(stem(month) for month in MONTH_NAMES)
 # Of the best-aligned sentences stating values of the kind, the one whose value stands
 # closest to the claim number's words (`_closeness`, counted up to the cap) is meant.
 CLOSENESS_WEIGHT = 0.2

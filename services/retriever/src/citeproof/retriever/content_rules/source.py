@@ -31,6 +31,8 @@ from citeproof.text.quantities import (
     COUNT,
     DURATION,
     EXACT,
+    MONTH_ABBREVIATIONS,
+    MONTH_NAMES,
     PERCENT,
     SPREAD,
     UPPER,
@@ -65,9 +67,10 @@ ANNUAL_CHANGE = "annual-change"
 _DAY_BEFORE = re.compile(r"\b[Dd]ays?\s*$")
 
 
-_MONTHS = (
-    "January|February|March|April|May|June|July|August|September|October|November|December|"
-    r"Jan\.?|Feb\.?|Mar\.?|Apr\.?|Jun\.?|Jul\.?|Aug\.?|Sept?\.?|Oct\.?|Nov\.?|Dec\.?"
+# A month as a date prints it, capitalised: its name, or an abbreviation with or without its dot.
+_MONTHS = "|".join(
+    [name.capitalize() for name in MONTH_NAMES]
+    + [rf"{abbreviation.capitalize()}\.?" for abbreviation in MONTH_ABBREVIATIONS]
 )
 _MONTH_BEFORE = re.compile(rf"\b(?:{_MONTHS})\s*$")
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?\s*(?:of\s+)?(?:{_MONTHS})\b")
