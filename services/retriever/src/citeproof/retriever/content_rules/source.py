@@ -104,13 +104,13 @@ _INTERVAL_LABEL_BEFORE = re.compile(
 # "7 dpi": days post infection.
 _DPI_AFTER = re.compile(r"\s*dpi\b")
 DAYS_IN_A_MONTH = 31
-# "5 to <10%": a range whose upper end is left out (the shared reading gives a count 5 and a
-# bound <10%).
 # "around 223,000": a value of this many significant digits is approximate only by a few
 # units of its last one (the shared reading's 10% would make it a rounding of 232,000).
 PRECISE_DIGITS = 3
 PRECISE_SLACK_UNITS = 5
 _NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# "5 to <10%": a range whose upper end is left out (the shared reading gives a count 5 and a
+# bound <10%).
 _RANGE_TO_STRICT_BOUND = re.compile(r"(\d+(?:\.\d+)?)\s*%?\s*(?:to|[–-])\s*<\s*$")
 
 
